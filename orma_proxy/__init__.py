@@ -1,0 +1,8 @@
+"""Orma: long-term memory for local LLMs, as an OpenAI-compatible proxy and a Python SDK."""
+
+from orma_proxy.config import OrmaConfig
+from orma_proxy.memory.engine import AsyncMemory
+from orma_proxy.memory.sync import Memory
+
+__all__ = ["AsyncMemory", "Memory", "OrmaConfig"]
+__version__ = "0.1.0"

@@ -1,0 +1,83 @@
+"""One pydantic object holding every tunable and ablation switch.
+
+Defaults follow the original Orma's README; change them in code
+(``OrmaConfig(search_k=50)``) and pass the object to ``Memory`` or ``create_app``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+def default_home() -> Path:
+    """``$ORMA_DIR`` if set, else ``~/.orma``."""
+    env = os.environ.get("ORMA_DIR")
+    return Path(env).expanduser() if env else Path.home() / ".orma"
+
+
+class OrmaConfig(BaseModel):
+    """Every knob Orma has. Unknown keys are an error, not silently ignored."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, frozen=False)
+
+    # --- where things live -------------------------------------------------
+    home: Path = Field(default_factory=default_home, description="Data directory.")
+    db_path: Path | None = Field(None, description="SQLite file; default <home>/memory.db.")
+
+    # --- upstream LLM (used by the proxy and by sleep) ----------------------
+    upstream: str = Field("http://127.0.0.1:11434/v1", description="OpenAI-compatible base URL.")
+    model: str | None = Field(None, description="Upstream model name for consolidation.")
+
+    # --- SQLite --------------------------------------------------------------
+    busy_timeout_ms: int = Field(15_000, ge=0, description="Wait this long for a lock.")
+    synchronous: Literal["NORMAL", "FULL"] = Field(
+        "FULL", description="FULL survives power loss, NORMAL only process crashes."
+    )
+    writer_batch_max: int = Field(64, ge=1, description="Writes grouped into one transaction.")
+
+    # --- text ----------------------------------------------------------------
+    max_sentence_chars: int = Field(480, ge=32, description="Longer sentences are cut.")
+    max_query_chars: int = Field(2_000, ge=16, description="Query text beyond this is ignored.")
+
+    # --- embeddings ------------------------------------------------------------
+    embed_model: str = Field(
+        "auto",
+        description="'auto' (bge-small if it can be had, else MiniLM int8), "
+        "'BAAI/bge-small-en-v1.5' or 'all-MiniLM-L6-v2-int8'.",
+    )
+    embed_batch_size: int = Field(32, ge=1)
+    embed_threads: int = Field(0, ge=0, description="onnxruntime intra-op threads; 0 = all.")
+    hub_timeout_seconds: float = Field(
+        3.0, gt=0, description="Give up reaching the model hub after this long."
+    )
+    index_batch_size: int = Field(64, ge=1, description="Sentences embedded per indexer step.")
+
+    # --- recall: hybrid search -------------------------------------------------
+    search_k: int = Field(30, ge=1, description="Top-k per channel (BM25 and vectors).")
+    rrf_k: int = Field(60, ge=1, description="Reciprocal Rank Fusion constant.")
+    vector_oversample: int = Field(
+        4, ge=1, description="Binary-quantised candidates per result, re-ranked exactly."
+    )
+    enable_semantic: bool = Field(True, description="Use the vector channel at all.")
+    enable_similarity_weighting: bool = Field(
+        True, description="Vector hits under the space's noise floor carry no weight."
+    )
+    noise_floor_percentile: float = Field(50.0, ge=0, le=100)
+    noise_floor_sample: int = Field(256, ge=8, description="Vectors sampled for the floor.")
+    noise_floor_min_sentences: int = Field(24, ge=2, description="No floor below this size.")
+    noise_floor_regrow: float = Field(
+        1.25, gt=1.0, description="Recompute the floor when the space grew by this factor."
+    )
+
+    def resolved_db_path(self) -> Path:
+        """The database file this configuration points at."""
+        return (self.db_path or self.home / "memory.db").expanduser()
+
+    @property
+    def models_dir(self) -> Path:
+        """Where downloaded embedding models are cached."""
+        return self.home / "models"

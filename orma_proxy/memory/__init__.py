@@ -1,0 +1,1 @@
+"""The SDK: ``AsyncMemory`` (the engine) and ``Memory`` (its synchronous wrapper)."""

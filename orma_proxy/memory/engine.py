@@ -1,0 +1,244 @@
+"""``AsyncMemory``: the asyncio engine behind the SDK, the CLI and the proxy."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Self
+
+from orma_proxy.config import OrmaConfig
+from orma_proxy.embed.base import Embedder, Vectors, normalise
+from orma_proxy.embed.models import load_embedder
+from orma_proxy.errors import InputError, OrmaError
+from orma_proxy.memory.indexer import Indexer
+from orma_proxy.memory.stats import Stats, collect_stats
+from orma_proxy.recall.search import SearchResult, hybrid_search
+from orma_proxy.store.database import Database
+from orma_proxy.store.episodes import ROLES, NewEpisode, insert_episode
+from orma_proxy.text.files import read_text_file
+from orma_proxy.text.segment import split_sentences
+
+# Texts longer than this are split into sentences in a worker thread.
+_SPLIT_IN_THREAD_CHARS = 64_000
+
+When = datetime | str | float | int | None
+
+
+class AsyncMemory:
+    """Long-term memory on one SQLite file.
+
+    Use ``async with AsyncMemory(...) as mem`` (or ``await mem.open()`` and
+    ``await mem.close()``). Every space is isolated from every other.
+    """
+
+    def __init__(
+        self,
+        path: str | Path | None = None,
+        upstream: str | None = None,
+        model: str | None = None,
+        config: OrmaConfig | None = None,
+        embedder: Embedder | None = None,
+    ) -> None:
+        updates: dict[str, Any] = {}
+        if path is not None:
+            updates["db_path"] = Path(path)
+        if upstream is not None:
+            updates["upstream"] = upstream
+        if model is not None:
+            updates["model"] = model
+        self.config = (config or OrmaConfig()).model_copy(update=updates)
+        self._given_embedder = embedder
+        self._db: Database | None = None
+        self._indexer: Indexer | None = None
+        self._query_pool: ThreadPoolExecutor | None = None
+        self._index_pool: ThreadPoolExecutor | None = None
+
+    # --- lifecycle -------------------------------------------------------------
+
+    async def open(self, *, reindex: bool = False) -> Self:
+        """Open the database (creating it if needed) and start the vector indexer.
+
+        ``reindex=True`` accepts an embedding model other than the one the file was
+        built with, drops the old vectors and re-embeds every sentence.
+        """
+        if self._db is not None:
+            return self
+        self._db = await Database.open(self.config, self._make_embedder, rebind=reindex)
+        self._query_pool = ThreadPoolExecutor(1, thread_name_prefix="orma-embed-query")
+        self._index_pool = ThreadPoolExecutor(1, thread_name_prefix="orma-embed-index")
+        self._indexer = Indexer(self._db.reader, self._db.writer, self._embed_batch, self.config)
+        self._indexer.start()
+        return self
+
+    async def close(self) -> None:
+        """Stop background work and close the file. Pending vectors resume next time."""
+        if self._indexer is not None:
+            await self._indexer.close()
+            self._indexer = None
+        if self._db is not None:
+            await self._db.close()
+            self._db = None
+        for pool in (self._query_pool, self._index_pool):
+            if pool is not None:
+                pool.shutdown(wait=True)
+        self._query_pool = self._index_pool = None
+
+    async def __aenter__(self) -> Self:
+        return await self.open()
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    @property
+    def embedder(self) -> Embedder:
+        return self._opened().embedder
+
+    @property
+    def path(self) -> Path:
+        return self.config.resolved_db_path()
+
+    # --- writing -----------------------------------------------------------------
+
+    async def add(
+        self,
+        text: str,
+        space: str = "default",
+        role: str = "note",
+        at: When = None,
+        *,
+        source: str | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> int:
+        """Store ``text`` as a new episode and index its sentences; returns the episode id.
+
+        When this returns the episode is committed: it survives a crash of the
+        process one instant later, and a search finds it by its words at once.
+        """
+        db = self._opened()
+        text = _check_text(text, "text")
+        space = _check_space(space)
+        if role not in ROLES:
+            raise InputError(f"role must be one of {', '.join(ROLES)}, not {role!r}")
+        now = time.time()
+        episode = NewEpisode(
+            space=space,
+            role=role,
+            text=text,
+            said_at=_timestamp(at, default=now),
+            created_at=now,
+            source=source,
+            metadata=metadata or {},
+        )
+        if len(text) > _SPLIT_IN_THREAD_CHARS:
+            segments = await asyncio.to_thread(
+                split_sentences, text, self.config.max_sentence_chars
+            )
+        else:
+            segments = split_sentences(text, self.config.max_sentence_chars)
+        episode_id = await db.writer.submit(lambda conn: insert_episode(conn, episode, segments))
+        assert self._indexer is not None
+        self._indexer.notify()
+        return episode_id
+
+    async def add_file(
+        self, path: str | Path, space: str = "default", role: str = "document"
+    ) -> int:
+        """Store a text or Markdown file as one episode (its path is the source)."""
+        file = await asyncio.to_thread(lambda: Path(path).expanduser().resolve())
+        text = await asyncio.to_thread(read_text_file, file)
+        return await self.add(text, space=space, role=role, source=str(file))
+
+    async def observe(self, role: str, text: str, space: str = "default", at: When = None) -> int:
+        """Record one chat turn (``user``, ``assistant`` or ``tool``)."""
+        if role not in ("user", "assistant", "tool"):
+            raise InputError(f"observe() records user, assistant or tool turns, not {role!r}")
+        return await self.add(text, space=space, role=role, at=at)
+
+    async def flush(self) -> None:
+        """Wait until every stored sentence is searchable by vector too."""
+        self._opened()
+        assert self._indexer is not None
+        await self._indexer.flush()
+
+    # --- reading -------------------------------------------------------------------
+
+    async def search(self, query: str, space: str = "default", k: int = 10) -> SearchResult:
+        """Hybrid (BM25 + vector) search of one space; no LLM involved."""
+        db = self._opened()
+        query = _check_text(query, "query")
+        space = _check_space(space)
+        if k < 1:
+            raise InputError("k must be at least 1")
+        passages = await hybrid_search(
+            db.reader, self._embed_query, query, space, k=k, config=self.config
+        )
+        return SearchResult(query=query, space=space, passages=passages)
+
+    async def stats(self, space: str | None = None) -> Stats:
+        db = self._opened()
+        return await collect_stats(db.reader, db.path, space, db.embedder.model_id, db.embedder.dim)
+
+    # --- internals -------------------------------------------------------------------
+
+    def _opened(self) -> Database:
+        if self._db is None:
+            raise OrmaError(
+                "memory is not open: use `async with AsyncMemory() as mem` or `await mem.open()`"
+            )
+        return self._db
+
+    def _make_embedder(self, recorded_model: str | None) -> Embedder:
+        if self._given_embedder is not None:
+            return self._given_embedder
+        return load_embedder(self.config, recorded_model)
+
+    async def _embed_query(self, query: str) -> Vectors:
+        loop = asyncio.get_running_loop()
+        vectors = await loop.run_in_executor(self._query_pool, self.embedder.embed, [query])
+        query_vector: Vectors = normalise(vectors)[0]
+        return query_vector
+
+    async def _embed_batch(self, texts: list[str]) -> Vectors:
+        loop = asyncio.get_running_loop()
+        return normalise(await loop.run_in_executor(self._index_pool, self.embedder.embed, texts))
+
+
+def _check_text(text: object, what: str) -> str:
+    if not isinstance(text, str):
+        raise InputError(f"{what} must be a string, not {type(text).__name__}")
+    if not text.strip():
+        raise InputError(f"{what} is empty")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InputError(f"{what} is not valid Unicode (lone surrogate at {exc.start})") from exc
+    return text
+
+
+def _check_space(space: object) -> str:
+    if not isinstance(space, str) or not space.strip():
+        raise InputError("space must be a non-empty string")
+    return space
+
+
+def _timestamp(at: When, *, default: float) -> float:
+    """Unix seconds from a datetime (naive = local time), ISO string or number."""
+    if at is None:
+        return default
+    if isinstance(at, int | float):
+        return float(at)
+    if isinstance(at, str):
+        try:
+            at = datetime.fromisoformat(at)
+        except ValueError as exc:
+            raise InputError(f"at must be an ISO 8601 date or time, not {at!r}") from exc
+    return at.timestamp()

@@ -1,0 +1,125 @@
+"""``Memory``: the synchronous SDK, a thin wrapper over ``AsyncMemory``.
+
+The engine runs on a private event loop in a daemon thread, so ``Memory`` works
+the same from plain scripts, from Jupyter, and from code already running its
+own event loop (where ``asyncio.run`` would refuse).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import weakref
+from collections.abc import Coroutine
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Self, TypeVar
+
+from orma_proxy.config import OrmaConfig
+from orma_proxy.embed.base import Embedder
+from orma_proxy.memory.engine import AsyncMemory, When
+from orma_proxy.memory.stats import Stats
+from orma_proxy.recall.search import SearchResult
+
+T = TypeVar("T")
+
+
+class _LoopThread:
+    """An event loop running forever in a daemon thread."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self.loop.run_forever, name="orma-loop", daemon=True)
+        self._thread.start()
+
+    def run(self, coro: Coroutine[Any, Any, T]) -> T:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
+
+    def stop(self) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join()
+        self.loop.close()
+
+
+def _shutdown(memory: AsyncMemory, runner: _LoopThread) -> None:
+    try:
+        runner.run(memory.close())
+    finally:
+        runner.stop()
+
+
+class Memory:
+    """Long-term memory on one SQLite file (synchronous API).
+
+    ``Memory(path=None, upstream=None, model=None, config=None, embedder=None)``;
+    the database defaults to ``~/.orma/memory.db`` (or ``$ORMA_DIR/memory.db``).
+    """
+
+    def __init__(
+        self,
+        path: str | Path | None = None,
+        upstream: str | None = None,
+        model: str | None = None,
+        config: OrmaConfig | None = None,
+        embedder: Embedder | None = None,
+        *,
+        reindex: bool = False,
+    ) -> None:
+        self._async = AsyncMemory(path, upstream, model, config, embedder)
+        self._runner = _LoopThread()
+        try:
+            self._runner.run(self._async.open(reindex=reindex))
+        except BaseException:
+            self._runner.stop()
+            raise
+        self._finalizer = weakref.finalize(self, _shutdown, self._async, self._runner)
+
+    @property
+    def config(self) -> OrmaConfig:
+        return self._async.config
+
+    @property
+    def path(self) -> Path:
+        return self._async.path
+
+    @property
+    def embedder(self) -> Embedder:
+        return self._async.embedder
+
+    def add(self, text: str, space: str = "default", role: str = "note", at: When = None) -> int:
+        """Store ``text`` as an episode; returns its id. Durable once returned."""
+        return self._runner.run(self._async.add(text, space=space, role=role, at=at))
+
+    def add_file(self, path: str | Path, space: str = "default") -> int:
+        """Store a text or Markdown file as one document episode."""
+        return self._runner.run(self._async.add_file(path, space=space))
+
+    def observe(self, role: str, text: str, space: str = "default", at: When = None) -> int:
+        """Record one chat turn (user, assistant or tool)."""
+        return self._runner.run(self._async.observe(role, text, space=space, at=at))
+
+    def search(self, query: str, space: str = "default", k: int = 10) -> SearchResult:
+        """Hybrid BM25 + vector search of one space."""
+        return self._runner.run(self._async.search(query, space=space, k=k))
+
+    def stats(self, space: str | None = None) -> Stats:
+        return self._runner.run(self._async.stats(space))
+
+    def flush(self) -> None:
+        """Wait until every stored sentence has its vector."""
+        self._runner.run(self._async.flush())
+
+    def close(self) -> None:
+        """Close the database. Safe to call twice."""
+        self._finalizer()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()

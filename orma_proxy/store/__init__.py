@@ -1,0 +1,1 @@
+"""SQLite storage: connections, migrations, the single writer, episodes and vectors."""

@@ -1,0 +1,60 @@
+"""Open SQLite connections with sqlite-vec loaded, the same way on every platform.
+
+Many Pythons (pyenv builds, macOS's system Python) ship a ``sqlite3`` that cannot
+load extensions, so Orma always uses ``sqlean`` (a drop-in ``sqlite3`` with a
+recent SQLite that can). aiosqlite accepts any connector; ours runs on
+aiosqlite's own thread, so the extension is loaded where it is used.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Any
+
+import aiosqlite
+import sqlean
+import sqlite_vec
+
+from orma_proxy.errors import NotAnOrmaDatabaseError
+
+DatabaseError = sqlean.DatabaseError
+Connection = Any  # a sqlean DB-API connection (sqlean ships no type stubs)
+
+
+def open_sync(path: Path, *, busy_timeout_ms: int, read_only: bool = False) -> Connection:
+    """A DB-API connection in autocommit mode, sqlite-vec loaded, busy timeout set.
+
+    Raises ``NotAnOrmaDatabaseError`` (and leaves the file alone) when the file
+    is not SQLite at all.
+    """
+    conn = sqlean.connect(
+        str(path), isolation_level=None, check_same_thread=False, timeout=busy_timeout_ms / 1000
+    )
+    try:
+        conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except DatabaseError as exc:
+        conn.close()
+        raise NotAnOrmaDatabaseError(f"{path} is not a SQLite database ({exc})") from exc
+    conn.enable_load_extension(True)
+    sqlite_vec.load(conn)
+    conn.enable_load_extension(False)
+    conn.execute("PRAGMA foreign_keys = ON")
+    if read_only:
+        conn.execute("PRAGMA query_only = ON")
+    return conn
+
+
+async def open_async(
+    path: Path, *, busy_timeout_ms: int, read_only: bool = False
+) -> aiosqlite.Connection:
+    """The same connection behind aiosqlite's thread."""
+    connector = functools.partial(
+        open_sync, path, busy_timeout_ms=busy_timeout_ms, read_only=read_only
+    )
+    conn = aiosqlite.Connection(connector, iter_chunk_size=256)
+    # aiosqlite's worker thread is not a daemon: a caller who forgets close()
+    # would hang the interpreter at exit. Committed data is safe in WAL either way.
+    conn._thread.daemon = True
+    return await conn

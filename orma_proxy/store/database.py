@@ -1,0 +1,91 @@
+"""The opened database: schema checked, model bound, one writer, one reader.
+
+Opening never damages a file it does not understand: a non-SQLite file, a
+foreign SQLite database or a newer schema is refused before anything is
+written. Readers never block the writer (WAL).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+
+import aiosqlite
+
+from orma_proxy.config import OrmaConfig
+from orma_proxy.embed.base import Embedder
+from orma_proxy.errors import StoreError
+from orma_proxy.store.connect import open_async, open_sync
+from orma_proxy.store.migrate import migrate
+from orma_proxy.store.vectors import bind_model, recorded_model
+from orma_proxy.store.writer import Writer
+
+EmbedderFactory = Callable[[str | None], Embedder]
+
+
+class Database:
+    """Connections to one Orma SQLite file."""
+
+    def __init__(
+        self,
+        path: Path,
+        reader: aiosqlite.Connection,
+        writer_conn: aiosqlite.Connection,
+        writer: Writer,
+        embedder: Embedder,
+    ) -> None:
+        self.path = path
+        self.reader = reader
+        self.writer = writer
+        self.embedder = embedder
+        self._writer_conn = writer_conn
+
+    @classmethod
+    async def open(
+        cls, config: OrmaConfig, make_embedder: EmbedderFactory, *, rebind: bool = False
+    ) -> Database:
+        """Open (creating if needed) the configured file.
+
+        ``make_embedder`` receives the model the file was built with (or None) and
+        returns the embedder to use; ``rebind`` accepts a different model and
+        drops the old vectors (``orma reindex``).
+        """
+        path = config.resolved_db_path()
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"cannot create {path.parent}: {exc.strerror}") from exc
+        if path.is_dir():
+            raise StoreError(f"{path} is a directory, not a database file")
+        recorded = await asyncio.to_thread(_prepare, path, config)
+        embedder = await asyncio.to_thread(make_embedder, recorded)
+        await asyncio.to_thread(_bind, path, config, embedder, rebind)
+        writer_conn = await open_async(path, busy_timeout_ms=config.busy_timeout_ms)
+        await writer_conn.execute(f"PRAGMA synchronous = {config.synchronous}")
+        reader = await open_async(path, busy_timeout_ms=config.busy_timeout_ms, read_only=True)
+        writer = Writer(writer_conn, batch_max=config.writer_batch_max)
+        writer.start()
+        return cls(path, reader, writer_conn, writer, embedder)
+
+    async def close(self) -> None:
+        await self.writer.close()
+        await self.reader.close()
+        await self._writer_conn.close()
+
+
+def _prepare(path: Path, config: OrmaConfig) -> str | None:
+    conn = open_sync(path, busy_timeout_ms=config.busy_timeout_ms)
+    try:
+        migrate(conn)
+        return recorded_model(conn)
+    finally:
+        conn.close()
+
+
+def _bind(path: Path, config: OrmaConfig, embedder: Embedder, rebind: bool) -> None:
+    conn = open_sync(path, busy_timeout_ms=config.busy_timeout_ms)
+    try:
+        bind_model(conn, embedder.model_id, embedder.dim, rebind=rebind)
+    finally:
+        conn.close()

@@ -1,0 +1,99 @@
+"""Append-only episodes and their sentences, written in one transaction.
+
+An episode and every sentence of it land in the same commit, indexed in FTS5 at
+once, so a search right after ``add()`` returns finds it by BM25. Vectors follow
+from the background indexer (``store/vectors.py``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import aiosqlite
+
+from orma_proxy.text.segment import Segment
+
+ROLES = ("user", "assistant", "note", "document", "tool")
+
+
+def space_tag(space: str) -> str:
+    """One opaque FTS token per space (letters and digits only, never stemmed away)."""
+    return "sp" + hashlib.sha256(space.encode("utf-8")).hexdigest()[:20] + "x"
+
+
+@dataclass(frozen=True)
+class NewEpisode:
+    space: str
+    role: str
+    text: str
+    said_at: float
+    created_at: float
+    source: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+async def insert_episode(
+    conn: aiosqlite.Connection, episode: NewEpisode, segments: list[Segment]
+) -> int:
+    """Write the episode, its sentences and their FTS rows; returns the episode id."""
+    row = await conn.execute_insert(
+        "INSERT INTO episodes (space, role, text, source, said_at, created_at, metadata) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (
+            episode.space,
+            episode.role,
+            episode.text,
+            episode.source,
+            episode.said_at,
+            episode.created_at,
+            json.dumps(episode.metadata, ensure_ascii=False),
+        ),
+    )
+    assert row is not None
+    episode_id = int(row[0])
+    tag = space_tag(episode.space)
+    await conn.executemany(
+        "INSERT INTO sentences (episode_id, space, position, start, text, space_tag) "
+        "VALUES (?, ?, ?, ?, ?, ?)",
+        [(episode_id, episode.space, s.position, s.start, s.text, tag) for s in segments],
+    )
+    await conn.execute(
+        "INSERT INTO sentence_fts (rowid, text, space_tag) "
+        "SELECT id, text, space_tag FROM sentences WHERE episode_id = ?",
+        (episode_id,),
+    )
+    return episode_id
+
+
+@dataclass(frozen=True)
+class SentenceRow:
+    """A sentence with what a caller needs to show and cite it."""
+
+    sentence_id: int
+    episode_id: int
+    space: str
+    role: str
+    text: str
+    said_at: float
+
+
+async def fetch_sentences(
+    conn: aiosqlite.Connection, ids: list[int], space: str
+) -> dict[int, SentenceRow]:
+    """Sentences by id, restricted to ``space`` (the last isolation check)."""
+    if not ids:
+        return {}
+    marks = ",".join("?" * len(ids))
+    cursor = await conn.execute(
+        "SELECT s.id, s.episode_id, s.space, e.role, s.text, e.said_at "
+        "FROM sentences s JOIN episodes e ON e.id = s.episode_id "
+        f"WHERE s.id IN ({marks}) AND s.space = ?",
+        (*ids, space),
+    )
+    rows = await cursor.fetchall()
+    return {
+        int(r[0]): SentenceRow(int(r[0]), int(r[1]), r[2], r[3], r[4], float(r[5])) for r in rows
+    }

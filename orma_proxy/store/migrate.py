@@ -1,0 +1,119 @@
+"""Numbered SQL migrations, applied in order, each in its own transaction.
+
+Files live in the top-level ``migrations/`` folder (shipped inside the wheel as
+``orma_proxy/migrations``) and are named ``NNNN_what.sql``. Applied versions are
+recorded in ``schema_migrations``. A database that knows a version this code
+does not is refused before anything is written to it.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import sqlean
+
+from orma_proxy.errors import NotAnOrmaDatabaseError, SchemaTooNewError
+from orma_proxy.store.connect import Connection
+
+_NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
+
+
+@dataclass(frozen=True)
+class Migration:
+    version: int
+    name: str
+    sql: str
+
+
+def migrations_dir() -> Path:
+    """The installed copy inside the package, else the source tree's top-level folder."""
+    package = Path(__file__).resolve().parent.parent
+    for candidate in (package / "migrations", package.parent / "migrations"):
+        if candidate.is_dir():
+            return candidate
+    raise FileNotFoundError("Orma's migrations/ folder is missing from this installation")
+
+
+def load_migrations(folder: Path | None = None) -> list[Migration]:
+    """Every migration file, sorted by version; versions must be 1, 2, 3... without gaps."""
+    found = []
+    for path in sorted((folder or migrations_dir()).glob("*.sql")):
+        match = _NAME.match(path.name)
+        if match is None:
+            raise ValueError(f"badly named migration file: {path.name}")
+        found.append(Migration(int(match[1]), match[2], path.read_text("utf-8")))
+    if [m.version for m in found] != list(range(1, len(found) + 1)):
+        raise ValueError("migration versions must run 1, 2, 3... without gaps")
+    return found
+
+
+def split_statements(sql: str) -> list[str]:
+    """Cut a script into complete statements (triggers with inner ``;`` stay whole)."""
+    statements, pending = [], ""
+    for line in sql.splitlines(keepends=True):
+        pending += line
+        if sqlean.complete_statement(pending):
+            if pending.strip():
+                statements.append(pending.strip())
+            pending = ""
+    if pending.strip() and not pending.strip().startswith("--"):
+        statements.append(pending.strip())
+    return statements
+
+
+def applied_version(conn: Connection) -> int:
+    """The highest applied version; 0 for an empty file. Refuses foreign databases."""
+    tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    if not tables:
+        return 0
+    if "schema_migrations" not in tables:
+        raise NotAnOrmaDatabaseError(
+            "this SQLite file holds tables but is not an Orma database; "
+            "pick another path with --db or ORMA_DIR"
+        )
+    row = conn.execute("SELECT max(version) FROM schema_migrations").fetchone()
+    return int(row[0] or 0)
+
+
+def migrate(conn: Connection, migrations: list[Migration] | None = None) -> int:
+    """Bring the schema up to date; returns the version reached.
+
+    Each migration runs under ``BEGIN IMMEDIATE`` and re-checks the version inside
+    it, so two processes opening a new file at once apply each migration once.
+    """
+    migrations = load_migrations() if migrations is None else migrations
+    latest = migrations[-1].version if migrations else 0
+    current = applied_version(conn)
+    if current > latest:
+        raise SchemaTooNewError(
+            f"this database has schema version {current}, but this Orma knows only up to "
+            f"{latest}; upgrade orma-proxy (nothing was changed)"
+        )
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS schema_migrations "
+        "(version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at REAL NOT NULL)"
+    )
+    for migration in migrations:
+        if migration.version <= current:
+            continue
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if applied_version(conn) >= migration.version:
+                conn.execute("ROLLBACK")
+                continue
+            for statement in split_statements(migration.sql):
+                conn.execute(statement)
+            conn.execute(
+                "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+                (migration.version, migration.name, time.time()),
+            )
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        current = migration.version
+    return current

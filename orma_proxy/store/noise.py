@@ -1,0 +1,55 @@
+"""The noise floor of a space's embedding geometry.
+
+Small embedding models put unrelated sentences at a similarity well above zero
+(bge-small: ~0.5). The floor is a percentile of pairwise similarities between
+randomly sampled sentences of the space; a vector hit below it is no better than
+chance. It is recomputed when the space has grown by ``noise_floor_regrow``.
+"""
+
+from __future__ import annotations
+
+import time
+
+import aiosqlite
+import numpy as np
+
+from orma_proxy.config import OrmaConfig
+
+
+def percentile_floor(vectors: np.ndarray, percentile: float) -> float:
+    """The ``percentile`` of pairwise cosine similarities of unit ``vectors``."""
+    sims = vectors @ vectors.T
+    upper = sims[np.triu_indices(len(vectors), k=1)]
+    return float(np.percentile(upper, percentile))
+
+
+async def refresh_floor(conn: aiosqlite.Connection, space: str, config: OrmaConfig) -> bool:
+    """Recompute the space's floor if it grew enough since last time; True if it did.
+
+    Runs as a writer job (inside the write transaction).
+    """
+    cursor = await conn.execute(
+        "SELECT count(*) FROM sentences WHERE space = ? AND embedded = 1", (space,)
+    )
+    row = await cursor.fetchone()
+    count = int(row[0]) if row else 0
+    if count < config.noise_floor_min_sentences:
+        return False
+    cursor = await conn.execute("SELECT sampled_count FROM space_stats WHERE space = ?", (space,))
+    previous = await cursor.fetchone()
+    if previous is not None and count < int(previous[0]) * config.noise_floor_regrow:
+        return False
+    cursor = await conn.execute(
+        "SELECT v.embedding FROM sentence_vectors v JOIN sentences s ON s.id = v.sentence_id "
+        "WHERE s.space = ? ORDER BY random() LIMIT ?",
+        (space, config.noise_floor_sample),
+    )
+    blobs = [r[0] for r in await cursor.fetchall()]
+    vectors = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), -1)
+    floor = percentile_floor(vectors, config.noise_floor_percentile)
+    await conn.execute(
+        "INSERT OR REPLACE INTO space_stats (space, noise_floor, sampled_count, updated_at) "
+        "VALUES (?, ?, ?, ?)",
+        (space, floor, count, time.time()),
+    )
+    return True

@@ -1,0 +1,136 @@
+"""Sentence vectors: sqlite-vec for the search, a plain table for exact re-ranking.
+
+The vec0 table holds binary-quantised vectors partitioned by space, so a k-NN
+scan touches only the asking space's rows and is ~10x cheaper than float
+vectors; the best ``k * oversample`` candidates are then re-ranked by exact
+cosine against the float32 copies in ``sentence_vectors``.
+"""
+
+from __future__ import annotations
+
+import aiosqlite
+import numpy as np
+
+from orma_proxy.embed.base import Vectors
+from orma_proxy.errors import EmbedderMismatchError
+from orma_proxy.store.connect import Connection
+
+VEC_TABLE = "sentence_vec"
+
+
+def bind_model(conn: Connection, model_id: str, dim: int, *, rebind: bool = False) -> None:
+    """Record the model a database is built with, or refuse a different one.
+
+    ``rebind`` (used by reindex) drops every vector and records the new model.
+    """
+    meta = dict(conn.execute("SELECT key, value FROM meta WHERE key LIKE 'embed_%'").fetchall())
+    recorded = meta.get("embed_model")
+    if (
+        recorded is not None
+        and not rebind
+        and (recorded, int(meta["embed_dim"])) != (model_id, dim)
+    ):
+        raise EmbedderMismatchError(
+            f"this database was built with the embedding model {recorded} "
+            f"({meta['embed_dim']} dims) but {model_id} ({dim} dims) is in use; "
+            "run `orma reindex` to re-embed every sentence with the new model"
+        )
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        if rebind:
+            conn.execute(f"DROP TABLE IF EXISTS {VEC_TABLE}")
+            conn.execute("DELETE FROM sentence_vectors")
+            conn.execute("DELETE FROM space_stats")
+            conn.execute("UPDATE sentences SET embedded = 0")
+        conn.execute(
+            f"CREATE VIRTUAL TABLE IF NOT EXISTS {VEC_TABLE} USING vec0 ("
+            f"sentence_id INTEGER PRIMARY KEY, space TEXT PARTITION KEY, embedding bit[{dim}])"
+        )
+        conn.executemany(
+            "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+            [("embed_model", model_id), ("embed_dim", str(dim))],
+        )
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+def recorded_model(conn: Connection) -> str | None:
+    row = conn.execute("SELECT value FROM meta WHERE key = 'embed_model'").fetchone()
+    return None if row is None else str(row[0])
+
+
+async def pending_sentences(conn: aiosqlite.Connection, limit: int) -> list[tuple[int, str, str]]:
+    """Sentences still waiting for a vector: (id, space, text), oldest first."""
+    cursor = await conn.execute(
+        "SELECT id, space, text FROM sentences WHERE embedded = 0 ORDER BY id LIMIT ?", (limit,)
+    )
+    return [(int(r[0]), r[1], r[2]) for r in await cursor.fetchall()]
+
+
+async def store_vectors(
+    conn: aiosqlite.Connection, rows: list[tuple[int, str]], vectors: Vectors
+) -> int:
+    """Write vectors for (sentence id, space) rows; returns how many were new.
+
+    Runs inside the writer's transaction and re-checks ``embedded = 0`` there,
+    so two processes indexing the same pending rows never insert one twice.
+    """
+    marks = ",".join("?" * len(rows))
+    cursor = await conn.execute(
+        f"SELECT id FROM sentences WHERE embedded = 0 AND id IN ({marks})",
+        [sid for sid, _ in rows],
+    )
+    still_pending = {int(r[0]) for r in await cursor.fetchall()}
+    params = [
+        (sid, space, vector.astype(np.float32).tobytes())
+        for (sid, space), vector in zip(rows, vectors, strict=True)
+        if sid in still_pending
+    ]
+    await conn.executemany(
+        f"INSERT INTO {VEC_TABLE} (sentence_id, space, embedding) "
+        "VALUES (?, ?, vec_quantize_binary(?))",
+        params,
+    )
+    await conn.executemany(
+        "INSERT OR REPLACE INTO sentence_vectors (sentence_id, embedding) VALUES (?, ?)",
+        [(sid, blob) for sid, _, blob in params],
+    )
+    await conn.executemany(
+        "UPDATE sentences SET embedded = 1 WHERE id = ?", [(sid,) for sid, _, _ in params]
+    )
+    return len(params)
+
+
+async def nearest(
+    conn: aiosqlite.Connection,
+    query: Vectors,
+    space: str,
+    *,
+    k: int,
+    oversample: int,
+    use_floor: bool,
+) -> list[tuple[int, float]]:
+    """The ``k`` sentences of ``space`` most similar to ``query``: (id, cosine similarity).
+
+    With ``use_floor``, hits under the space's noise floor are left out: they are
+    no more similar than two random sentences of that space.
+    """
+    cursor = await conn.execute(
+        f"WITH coarse AS (SELECT sentence_id FROM {VEC_TABLE} "
+        "WHERE embedding MATCH vec_quantize_binary(:q) AND k = :kc AND space = :space), "
+        "scored AS (SELECT v.sentence_id, 1.0 - vec_distance_cosine(v.embedding, :q) AS sim "
+        "FROM coarse JOIN sentence_vectors v USING (sentence_id)) "
+        "SELECT sentence_id, sim FROM scored WHERE NOT :use_floor OR sim >= coalesce("
+        "(SELECT noise_floor FROM space_stats WHERE space = :space), -1.0) "
+        "ORDER BY sim DESC LIMIT :k",
+        {
+            "q": query.astype(np.float32).tobytes(),
+            "kc": k * oversample,
+            "space": space,
+            "k": k,
+            "use_floor": use_floor,
+        },
+    )
+    return [(int(r[0]), float(r[1])) for r in await cursor.fetchall()]

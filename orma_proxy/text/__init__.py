@@ -1,0 +1,1 @@
+"""Turning raw text and files into sentences Orma can index and cite."""
