@@ -1,0 +1,36 @@
+"""Shared fixtures: one real embedding model per test session, fresh databases per test."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+
+from orma_proxy import AsyncMemory, Memory, OrmaConfig
+from orma_proxy.embed.models import load_embedder
+from orma_proxy.embed.onnx import OnnxEmbedder
+
+
+@pytest.fixture(scope="session")
+def embedder() -> OnnxEmbedder:
+    """The real offline model (MiniLM int8 from pip), loaded once and shared."""
+    return load_embedder(OrmaConfig(embed_model="all-MiniLM-L6-v2-int8"))
+
+
+@pytest.fixture
+def config(tmp_path: Path) -> OrmaConfig:
+    """A configuration whose data directory and database live in the test's tmp_path."""
+    return OrmaConfig(home=tmp_path / "home", db_path=tmp_path / "memory.db")
+
+
+@pytest.fixture
+async def amem(config: OrmaConfig, embedder: OnnxEmbedder) -> AsyncIterator[AsyncMemory]:
+    async with AsyncMemory(config=config, embedder=embedder) as mem:
+        yield mem
+
+
+@pytest.fixture
+def mem(config: OrmaConfig, embedder: OnnxEmbedder) -> Iterator[Memory]:
+    with Memory(config=config, embedder=embedder) as memory:
+        yield memory
