@@ -32,6 +32,43 @@ class OrmaConfig(BaseModel):
     upstream: str = Field("http://127.0.0.1:11434/v1", description="OpenAI-compatible base URL.")
     model: str | None = Field(None, description="Upstream model name for consolidation.")
 
+    upstream_api_key: str | None = Field(
+        None, repr=False, description="Key sent to the upstream; never logged."
+    )
+    connect_timeout: float = Field(5.0, gt=0, description="Seconds to connect to the upstream.")
+    read_timeout: float = Field(
+        300.0, gt=0, description="Seconds to wait for the upstream's next byte."
+    )
+    context_probe_timeout: float = Field(
+        2.0, gt=0, description="Seconds to ask the upstream for its context window."
+    )
+
+    # --- proxy server ------------------------------------------------------------
+    host: str = Field("127.0.0.1", description="Address the proxy binds.")
+    port: int = Field(8080, ge=0, le=65535)
+    insecure: bool = Field(False, description="Allow a non-loopback bind without API keys.")
+    api_keys: dict[str, list[str]] = Field(
+        default_factory=dict,
+        repr=False,
+        description="Client API key -> spaces it may use ('*' = any). Empty = no auth.",
+    )
+    max_body_bytes: int = Field(20 * 1024 * 1024, ge=1024, description="Larger bodies get 413.")
+    recall_context_messages: int = Field(
+        2, ge=1, description="Recent user messages the recall query is built from."
+    )
+    tool_output_max_chars: int = Field(4_000, ge=0, description="Tool output recorded, capped.")
+    last_blocks_kept: int = Field(1_000, ge=1, description="Spaces whose last block is kept.")
+
+    # --- the memory block ----------------------------------------------------------
+    budget_tokens: int = Field(4096, ge=64, description="Most tokens the memory block may use.")
+    max_context_share: float = Field(
+        0.25, gt=0, le=1, description="Most of the model's context window the block may use."
+    )
+    ollama_default_context: int = Field(
+        4096, ge=512, description="Ollama's context when the request doesn't set num_ctx."
+    )
+    recall_passages: int = Field(12, ge=1, description="Passages considered for the block.")
+
     # --- SQLite --------------------------------------------------------------
     busy_timeout_ms: int = Field(15_000, ge=0, description="Wait this long for a lock.")
     synchronous: Literal["NORMAL", "FULL"] = Field(
