@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from pathlib import Path
@@ -16,6 +17,7 @@ from orma_proxy.embed.models import load_embedder
 from orma_proxy.errors import InputError, OrmaError
 from orma_proxy.memory.indexer import Indexer
 from orma_proxy.memory.stats import Stats, collect_stats
+from orma_proxy.recall.pack import MemoryBlock, estimate_tokens, pack_block
 from orma_proxy.recall.search import SearchResult, hybrid_search
 from orma_proxy.store.database import Database
 from orma_proxy.store.episodes import ROLES, NewEpisode, insert_episode
@@ -182,6 +184,28 @@ class AsyncMemory:
             db.reader, self._embed_query, query, space, k=k, config=self.config
         )
         return SearchResult(query=query, space=space, passages=passages)
+
+    async def recall(
+        self,
+        query: str,
+        space: str = "default",
+        *,
+        budget_tokens: int | None = None,
+        exclude_texts: Iterable[str] = (),
+    ) -> MemoryBlock:
+        """The memory block for ``query``: what the proxy injects, within the token budget.
+
+        ``exclude_texts`` are texts the model already sees (the conversation), left out.
+        """
+        result = await self.search(query, space=space, k=self.config.recall_passages)
+        budget = min(budget_tokens or self.config.budget_tokens, self.config.budget_tokens)
+        return pack_block(
+            result.passages,
+            budget_tokens=budget,
+            today=datetime.now().astimezone().date(),
+            count_tokens=getattr(self.embedder, "count_tokens", estimate_tokens),
+            exclude_texts=exclude_texts,
+        )
 
     async def stats(self, space: str | None = None) -> Stats:
         db = self._opened()
