@@ -99,7 +99,11 @@ class OrmaConfig(BaseModel):
     vector_oversample: int = Field(
         4, ge=1, description="Binary-quantised candidates per result, re-ranked exactly."
     )
-    enable_semantic: bool = Field(True, description="Use the vector channel at all.")
+    enable_semantic: bool = Field(
+        True,
+        description="Use the vector channel and sleep consolidation into states and events "
+        "(off = pure episodic sentence-search baseline).",
+    )
     enable_similarity_weighting: bool = Field(
         True, description="Vector hits under the space's noise floor carry no weight."
     )
@@ -108,6 +112,67 @@ class OrmaConfig(BaseModel):
     noise_floor_min_sentences: int = Field(24, ge=2, description="No floor below this size.")
     noise_floor_regrow: float = Field(
         1.25, gt=1.0, description="Recompute the floor when the space grew by this factor."
+    )
+
+    # --- sleep: background consolidation into states and events ----------------
+    sleep_after_episodes: int = Field(
+        20, ge=1, description="Consolidate a space once this many episodes are pending."
+    )
+    sleep_idle_seconds: float = Field(
+        120.0, ge=0, description="...or once it has been quiet this long with anything pending."
+    )
+    sleep_poll_seconds: float = Field(
+        10.0, gt=0, description="How often the scheduler looks for due spaces."
+    )
+    sleep_retry_seconds: float = Field(
+        300.0, ge=0, description="Wait this long before retrying a space whose batch failed."
+    )
+    sleep_max_attempts: int = Field(
+        3, ge=1, description="LLM calls per batch before it is left pending with its error."
+    )
+    sleep_batch_lines: int = Field(
+        40, ge=1, description="Sentences per LLM call (whole episodes; a longer one is chunked)."
+    )
+    sleep_context_lines: int = Field(
+        6, ge=0, description="Earlier sentences read to carry she/he/they to a named person."
+    )
+    sleep_lease_seconds: float = Field(
+        900.0, gt=0, description="A consolidation's claim on a space expires after this long."
+    )
+    sleep_connect_timeout_seconds: float = Field(
+        2.0, gt=0, description="Give up reaching the upstream after this long (then use rules)."
+    )
+    sleep_llm_timeout_seconds: float = Field(
+        600.0, gt=0, description="Longest wait for one extraction answer from the upstream."
+    )
+    sleep_max_tokens: int = Field(1536, ge=64, description="Token cap of one extraction answer.")
+    sleep_upstream_api: Literal["auto", "openai", "ollama"] = Field(
+        "auto", description="'auto' uses Ollama's native /api/chat on port 11434, else OpenAI."
+    )
+    sleep_yield_to_chat: bool = Field(
+        True, description="Hold and abort sleep's LLM call while a chat request is in flight."
+    )
+    grounding_min_overlap: float = Field(
+        0.5, ge=0, le=1, description="Share of a value's words that must be in its cited line."
+    )
+    grounding_min_similarity: float = Field(
+        0.6, ge=-1, le=1, description="...or the cosine similarity value-to-line must reach this."
+    )
+    attribute_merge_threshold: float = Field(
+        0.85, ge=-1, le=1, description="Merge a new attribute name into an existing one above this."
+    )
+    entity_merge_threshold: float = Field(
+        0.92, ge=-1, le=1, description="Merge a new entity name into an existing one above this."
+    )
+    multi_valued_attributes: tuple[str, ...] = Field(
+        ("allergy", "hobby", "language", "pet", "likes", "dislikes", "prefers", "child"),
+        description="Attributes where a new value joins the old ones instead of replacing them.",
+    )
+    timezone: str = Field(
+        "local", description="IANA zone for dates in sleep ('last Saturday'); 'local' = system."
+    )
+    enable_defeasible_logic: bool = Field(
+        True, description="A conditional state ('when I have a cold...') never closes the baseline."
     )
 
     def resolved_db_path(self) -> Path:

@@ -39,6 +39,22 @@ class EmbedderMismatchError(StoreError):
     """The database's vectors were made by another embedding model than the one in use."""
 
 
+class SleepError(OrmaError):
+    """Sleep consolidation could not run or could not finish a batch."""
+
+
+class UpstreamUnavailableError(SleepError):
+    """The LLM upstream cannot be reached; sleep falls back to the rule-based extractor."""
+
+
+class ExtractionError(SleepError):
+    """The LLM's answer was unusable (not JSON, wrong shape, an error response)."""
+
+
+class LeaseHeldError(SleepError):
+    """Another consolidation (in this process or another) holds the space's lease."""
+
+
 class EmbedderError(OrmaError):
     """The embedding model cannot be loaded or run."""
 
