@@ -1,0 +1,1 @@
+"""Benchmarks of the episodic core: ``python -m bench.latency``."""
