@@ -61,3 +61,30 @@ class EmbedderError(OrmaError):
 
 class ModelUnavailableError(EmbedderError):
     """The requested embedding model is neither installed nor downloadable."""
+
+
+class ProxyError(OrmaError):
+    """A request to the proxy that cannot be served; carries its HTTP status."""
+
+    status = 400
+    code = "invalid_request"
+
+
+class BadRequestError(ProxyError):
+    status = 400
+    code = "invalid_request"
+
+
+class PayloadTooLargeError(ProxyError):
+    status = 413
+    code = "payload_too_large"
+
+
+class AuthenticationError(ProxyError):
+    status = 401
+    code = "invalid_api_key"
+
+
+class PermissionDeniedError(ProxyError):
+    status = 403
+    code = "space_forbidden"

@@ -207,6 +207,10 @@ class AsyncMemory:
             exclude_texts=exclude_texts,
         )
 
+    async def warm_up(self) -> None:
+        """Run the query path once so the first real request doesn't pay for it."""
+        await self._embed_query("warm up")
+
     async def stats(self, space: str | None = None) -> Stats:
         db = self._opened()
         return await collect_stats(db.reader, db.path, space, db.embedder.model_id, db.embedder.dim)

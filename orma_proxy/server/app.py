@@ -1,0 +1,82 @@
+"""``create_app(config)``: the Starlette app; resources live on ``app.state``.
+
+Everything is opened in the lifespan and closed after it, nothing at import:
+the memory (SQLite + embedder), one pooled ``httpx.AsyncClient`` for the
+upstream (or the one a caller injects, e.g. a test swapping its transport), the
+recorder's background tasks.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import OrderedDict
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import httpx
+from starlette.applications import Starlette
+from starlette.routing import Route
+
+from orma_proxy.config import OrmaConfig
+from orma_proxy.embed.base import Embedder
+from orma_proxy.memory.engine import AsyncMemory
+from orma_proxy.server.auth import Guard
+from orma_proxy.server.capture import Recorder
+from orma_proxy.server.chat import chat_completions, ollama_chat
+from orma_proxy.server.errors import EXCEPTION_HANDLERS
+from orma_proxy.server.ops import health, last_block, passthrough
+from orma_proxy.server.upstream import Upstream
+
+log = logging.getLogger(__name__)
+
+ALL_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+
+
+def upstream_client(config: OrmaConfig) -> httpx.AsyncClient:
+    """The pooled client for the upstream: short connect timeout, long read timeout."""
+    return httpx.AsyncClient(
+        timeout=httpx.Timeout(config.read_timeout, connect=config.connect_timeout),
+        limits=httpx.Limits(max_connections=200, max_keepalive_connections=50),
+        follow_redirects=False,
+        trust_env=False,
+    )
+
+
+def create_app(
+    config: OrmaConfig,
+    *,
+    embedder: Embedder | None = None,
+    http_client: httpx.AsyncClient | None = None,
+) -> Starlette:
+    """The memory proxy for ``config``. ``http_client`` replaces the upstream client."""
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        client = http_client or upstream_client(config)
+        memory = AsyncMemory(config=config, embedder=embedder)
+        await memory.open()
+        await memory.warm_up()
+        app.state.config = config
+        app.state.memory = memory
+        app.state.guard = Guard(config.api_keys)
+        app.state.upstream = Upstream(config, client)
+        app.state.recorder = Recorder(memory)
+        app.state.last_blocks = OrderedDict()
+        log.info("orma proxy: upstream %s, database %s", app.state.upstream.base, memory.path)
+        try:
+            yield
+        finally:
+            await app.state.recorder.close()
+            if http_client is None:
+                await client.aclose()
+            await memory.close()
+
+    routes = [
+        Route("/v1/chat/completions", chat_completions, methods=["POST"]),
+        Route("/chat/completions", chat_completions, methods=["POST"]),
+        Route("/api/chat", ollama_chat, methods=["POST"]),
+        Route("/health", health, methods=["GET"]),
+        Route("/_orma/last", last_block, methods=["GET"]),
+        Route("/{path:path}", passthrough, methods=ALL_METHODS),
+    ]
+    return Starlette(routes=routes, lifespan=lifespan, exception_handlers=EXCEPTION_HANDLERS)

@@ -1,0 +1,160 @@
+"""Assemble the assistant's reply from what the upstream sends, and record the turn.
+
+The relay hands every raw chunk to a ``ReplyCapture`` (SSE for the OpenAI API,
+NDJSON for Ollama's native one); once the reply ends, the ``Recorder`` stores
+the new user/tool turns and the reply as episodes in a background task, so
+recording never delays the response and never breaks it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from typing import Any, Literal
+
+from orma_proxy.memory.engine import AsyncMemory
+from orma_proxy.server.messages import Turn, text_of
+
+log = logging.getLogger(__name__)
+
+Flavor = Literal["openai", "ollama"]
+
+# At shutdown, recordings still running get this long to finish.
+RECORD_DRAIN_SECONDS = 10.0
+
+
+class ReplyCapture:
+    """Collects content and tool calls from streamed or whole responses."""
+
+    def __init__(self, flavor: Flavor) -> None:
+        self.flavor = flavor
+        self._buffer = b""
+        self._content: list[str] = []
+        self._tools: dict[int, dict[str, str]] = {}
+
+    def feed(self, chunk: bytes) -> None:
+        """Take raw bytes of the stream; complete lines are parsed, the rest kept."""
+        self._buffer += chunk
+        *lines, self._buffer = self._buffer.split(b"\n")
+        for line in lines:
+            self._line(line.strip())
+
+    def finish(self) -> None:
+        """Parse a last line that had no newline."""
+        if self._buffer.strip():
+            self._line(self._buffer.strip())
+        self._buffer = b""
+
+    def whole(self, body: bytes) -> None:
+        """Take a non-streamed JSON response."""
+        payload = _json(body)
+        if payload is None:
+            return
+        if self.flavor == "ollama":
+            self._message(payload.get("message"))
+            return
+        for choice in payload.get("choices") or []:
+            if isinstance(choice, dict) and choice.get("index", 0) == 0:
+                self._message(choice.get("message"))
+
+    def reply(self) -> str:
+        """The reply as recorded: its text, then one line per tool call."""
+        calls = [
+            f"[tool call] {c.get('name', '?')}({c.get('arguments', '')})"
+            for _, c in sorted(self._tools.items())
+        ]
+        return "\n".join(p for p in ["".join(self._content).strip(), *calls] if p)
+
+    def _line(self, line: bytes) -> None:
+        if self.flavor == "openai":
+            if not line.startswith(b"data:"):
+                return
+            line = line[5:].strip()
+            if line == b"[DONE]":
+                return
+        payload = _json(line)
+        if payload is None:
+            return
+        if self.flavor == "ollama":
+            self._message(payload.get("message"))
+            return
+        for choice in payload.get("choices") or []:
+            if isinstance(choice, dict) and choice.get("index", 0) == 0:
+                self._delta(choice.get("delta"))
+
+    def _delta(self, delta: Any) -> None:
+        if not isinstance(delta, dict):
+            return
+        if isinstance(delta.get("content"), str):
+            self._content.append(delta["content"])
+        for call in delta.get("tool_calls") or []:
+            if not isinstance(call, dict):
+                continue
+            slot = self._tools.setdefault(int(call.get("index", len(self._tools))), {})
+            function = call.get("function") or {}
+            if function.get("name"):
+                slot["name"] = function["name"]
+            if isinstance(function.get("arguments"), str):
+                slot["arguments"] = slot.get("arguments", "") + function["arguments"]
+
+    def _message(self, message: Any) -> None:
+        if not isinstance(message, dict):
+            return
+        self._content.append(text_of(message.get("content")))
+        for call in message.get("tool_calls") or []:
+            if not isinstance(call, dict):
+                continue
+            function = call.get("function") or {}
+            arguments = function.get("arguments", "")
+            if not isinstance(arguments, str):
+                arguments = json.dumps(arguments, ensure_ascii=False)
+            self._tools[len(self._tools)] = {
+                "name": str(function.get("name", "?")),
+                "arguments": arguments,
+            }
+
+
+def _json(raw: bytes) -> dict[str, Any] | None:
+    try:
+        payload = json.loads(raw)
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return payload if isinstance(payload, dict) else None
+
+
+class Recorder:
+    """Records turns in background tasks; ``close()`` lets the last ones finish."""
+
+    def __init__(self, memory: AsyncMemory) -> None:
+        self._memory = memory
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def record(
+        self, space: str, turns: list[Turn], reply: str, *, partial: bool, model: str | None
+    ) -> None:
+        """Schedule the recording of one exchange; returns at once."""
+        if not turns and not reply:
+            return
+        task = asyncio.create_task(self._write(space, turns, reply, partial, model))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def close(self) -> None:
+        """Wait (bounded) for recordings still running."""
+        if self._tasks:
+            await asyncio.wait(set(self._tasks), timeout=RECORD_DRAIN_SECONDS)
+
+    async def _write(
+        self, space: str, turns: list[Turn], reply: str, partial: bool, model: str | None
+    ) -> None:
+        meta: dict[str, Any] = {"via": "proxy", **({"model": model} if model else {})}
+        try:
+            for turn in turns:
+                await self._memory.add(turn.text, space=space, role=turn.role, metadata=meta)
+            if reply:
+                await self._memory.add(
+                    reply, space=space, role="assistant", metadata={**meta, "partial": partial}
+                )
+        except Exception as exc:  # memory never breaks chat: log and carry on
+            log.warning("recording the turn in space %r failed: %s", space, exc)

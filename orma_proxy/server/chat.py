@@ -1,0 +1,198 @@
+"""``POST /v1/chat/completions`` (and Ollama's ``/api/chat``) with memory.
+
+Recall runs in-process before forwarding, the block goes into the first system
+message, the upstream's answer is relayed byte for byte (SSE/NDJSON chunks as
+they arrive), and the new turns are recorded after the reply, in the background.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import anyio
+import httpx
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import Response
+
+from orma_proxy.config import OrmaConfig
+from orma_proxy.errors import BadRequestError, PayloadTooLargeError
+from orma_proxy.memory.engine import AsyncMemory
+from orma_proxy.recall.pack import MemoryBlock
+from orma_proxy.server.auth import Guard, requested_space
+from orma_proxy.server.capture import Flavor, Recorder, ReplyCapture
+from orma_proxy.server.errors import stream_error_event
+from orma_proxy.server.messages import (
+    Message,
+    inject_block,
+    is_webui_task,
+    new_turns,
+    recall_query,
+    text_of,
+    valid_messages,
+)
+from orma_proxy.server.upstream import Upstream
+from webui_passthrough import relay_response, response_headers
+
+log = logging.getLogger(__name__)
+
+# Conversation messages (from the end) whose text is left out of the block.
+_EXCLUDE_RECENT_MESSAGES = 8
+
+
+async def chat_completions(request: Request) -> Response:
+    return await handle_chat(request, "openai")
+
+
+async def ollama_chat(request: Request) -> Response:
+    return await handle_chat(request, "ollama")
+
+
+async def read_json_body(request: Request, limit: int) -> tuple[bytes, dict[str, Any]]:
+    """The raw body and its JSON object; 413 past ``limit`` bytes, 400 if not a JSON object."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise PayloadTooLargeError(f"request body is over the {limit}-byte limit")
+    chunks, size = [], 0
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                raise PayloadTooLargeError(f"request body is over the {limit}-byte limit")
+            chunks.append(chunk)
+    except ClientDisconnect as exc:
+        raise BadRequestError("the client went away while sending the request") from exc
+    raw = b"".join(chunks)
+    try:
+        body = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise BadRequestError(f"the request body is not valid JSON: {exc}") from exc
+    if not isinstance(body, dict):
+        raise BadRequestError("the request body must be a JSON object")
+    return raw, body
+
+
+async def handle_chat(request: Request, flavor: Flavor) -> Response:
+    state = request.app.state
+    config: OrmaConfig = state.config
+    guard: Guard = state.guard
+    upstream: Upstream = state.upstream
+    access = guard.authenticate(request.headers)
+    raw, body = await read_json_body(request, config.max_body_bytes)
+    space = guard.space_for(access, requested_space(request.headers, body))
+    messages = valid_messages(body)
+    with_memory = messages is not None and not is_webui_task(messages)
+    extra = [("x-orma-space", space)]
+    content = raw
+    if with_memory and messages is not None:
+        started = time.perf_counter()
+        try:
+            block = await _recall(state.memory, upstream, config, messages, space, body)
+        except Exception as exc:  # memory never breaks chat
+            log.warning("recall failed for space %r, forwarding without memory: %s", space, exc)
+            extra.append(("x-orma-recall", "error"))
+        else:
+            _remember_block(state.last_blocks, space, block, config.last_blocks_kept)
+            extra.append(("x-orma-memory-tokens", str(block.tokens)))
+            if not block.empty:
+                content = json.dumps(
+                    {**body, "messages": inject_block(messages, block.text)}, ensure_ascii=False
+                ).encode("utf-8")
+        extra.append(("x-orma-recall-ms", f"{(time.perf_counter() - started) * 1000:.1f}"))
+    else:
+        extra.append(("x-orma-recall", "skipped"))
+
+    path = "/v1/chat/completions" if flavor == "openai" else "/api/chat"
+    outgoing = upstream.client.build_request(
+        "POST",
+        upstream.url(path),
+        params=request.url.query or None,
+        headers=upstream.headers(request.headers, replace_auth=guard.enabled, identity=True),
+        content=content,
+    )
+    reply = await upstream.client.send(outgoing, stream=True)
+    capture = ReplyCapture(flavor)
+    turns = new_turns(messages, config.tool_output_max_chars) if with_memory and messages else []
+    recorder: Recorder = state.recorder
+
+    def finish(partial: bool) -> None:
+        if with_memory:
+            recorder.record(space, turns, capture.reply(), partial=partial, model=body.get("model"))
+
+    streaming = body.get("stream", flavor == "ollama") is True
+    if reply.status_code >= 400 or not streaming:
+        try:
+            data = await reply.aread()
+        finally:
+            await reply.aclose()
+        if reply.status_code < 400:
+            capture.whole(data)
+            finish(False)
+        headers = [
+            (k, v) for k, v in response_headers(reply.headers) if k.lower() != "content-length"
+        ]
+        response = Response(data, status_code=reply.status_code)
+        response.raw_headers = [
+            *[(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in headers + extra],
+            (b"content-length", str(len(data)).encode()),
+        ]
+        return response
+    return relay_response(reply, relay(reply, capture, flavor, finish), extra)
+
+
+async def relay(
+    reply: httpx.Response, capture: ReplyCapture, flavor: Flavor, finish: Callable[[bool], None]
+) -> AsyncIterator[bytes]:
+    """Yield the upstream's bytes as they arrive; record what was said however it ends.
+
+    A client that disconnects cancels this generator: the upstream request is
+    closed at once (shielded from the cancellation) and the partial reply recorded.
+    """
+    complete = False
+    try:
+        async for chunk in reply.aiter_raw():
+            capture.feed(chunk)
+            yield chunk
+        capture.finish()
+        complete = True
+    except httpx.HTTPError as exc:
+        log.warning("the upstream stream broke off: %r", exc)
+        yield stream_error_event(exc, ndjson=flavor == "ollama")
+    finally:
+        with anyio.CancelScope(shield=True):
+            await reply.aclose()
+        finish(not complete)
+
+
+async def _recall(
+    memory: AsyncMemory,
+    upstream: Upstream,
+    config: OrmaConfig,
+    messages: list[Message],
+    space: str,
+    body: dict[str, Any],
+) -> MemoryBlock:
+    query = recall_query(messages, config.recall_context_messages)
+    if not query.strip():
+        return MemoryBlock("", 0)
+    model = body.get("model") if isinstance(body.get("model"), str) else None
+    window = await upstream.context_window(model, body)
+    budget = config.budget_tokens
+    if window:
+        budget = min(budget, int(window * config.max_context_share))
+    recent = [text_of(m.get("content")) for m in messages[-_EXCLUDE_RECENT_MESSAGES:]]
+    return await memory.recall(query, space, budget_tokens=budget, exclude_texts=recent)
+
+
+def _remember_block(
+    store: OrderedDict[str, str], space: str, block: MemoryBlock, keep: int
+) -> None:
+    """Keep the last injected block per space for ``GET /_orma/last`` (bounded LRU)."""
+    store[space] = block.text
+    store.move_to_end(space)
+    while len(store) > keep:
+        store.popitem(last=False)

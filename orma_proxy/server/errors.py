@@ -1,0 +1,66 @@
+"""The one place errors become OpenAI-style JSON: ``{"error": {message, type, code}}``."""
+
+from __future__ import annotations
+
+import json
+import logging
+
+import httpx
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from orma_proxy.errors import ProxyError
+
+log = logging.getLogger(__name__)
+
+
+def error_payload(message: str, type_: str, code: str) -> dict[str, dict[str, str]]:
+    return {"error": {"message": message, "type": type_, "code": code}}
+
+
+def error_response(status: int, message: str, type_: str, code: str) -> JSONResponse:
+    return JSONResponse(error_payload(message, type_, code), status_code=status)
+
+
+def upstream_failure(exc: httpx.HTTPError) -> tuple[int, str, str]:
+    """(status, message, code) for a transport error talking to the upstream."""
+    if isinstance(exc, httpx.TimeoutException):
+        return 504, f"the upstream LLM server did not answer in time ({exc!r})", "upstream_timeout"
+    if isinstance(exc, httpx.ConnectError):
+        return 502, f"cannot connect to the upstream LLM server ({exc})", "upstream_unreachable"
+    return 502, f"the upstream LLM server failed ({exc!r})", "upstream_error"
+
+
+def stream_error_event(exc: httpx.HTTPError, *, ndjson: bool) -> bytes:
+    """An error after streaming began: an SSE ``data: {"error"...}`` then ``[DONE]``."""
+    _, message, code = upstream_failure(exc)
+    payload = error_payload(message, "upstream_error", code)
+    if ndjson:
+        return json.dumps({"error": message, "done": True}).encode() + b"\n"
+    return b"data: " + json.dumps(payload).encode() + b"\n\ndata: [DONE]\n\n"
+
+
+async def proxy_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, ProxyError)
+    return error_response(exc.status, str(exc), "invalid_request_error", exc.code)
+
+
+async def upstream_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, httpx.HTTPError)
+    status, message, code = upstream_failure(exc)
+    log.warning("%s %s -> %d: %s", request.method, request.url.path, status, message)
+    return error_response(status, message, "upstream_error", code)
+
+
+async def http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+    return error_response(exc.status_code, str(exc.detail), "invalid_request_error", code)
+
+
+EXCEPTION_HANDLERS = {
+    ProxyError: proxy_error,
+    httpx.HTTPError: upstream_error,
+    HTTPException: http_error,
+}

@@ -1,0 +1,51 @@
+"""Fixtures: a scripted upstream and the Orma proxy in front of it, both real servers."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from orma_proxy import OrmaConfig
+from orma_proxy.embed.onnx import OnnxEmbedder
+from orma_proxy.server import create_app
+from tests.server.scripted_upstream import Recorded, Script, build_upstream
+from tests.server.serving import serve
+
+
+@dataclass
+class Upstream:
+    url: str
+    script: Script
+    recorded: Recorded
+
+
+@dataclass
+class Proxy:
+    url: str
+    config: OrmaConfig
+    upstream: Upstream
+
+
+@pytest.fixture
+def upstream() -> Iterator[Upstream]:
+    script, recorded = Script(), Recorded()
+    with serve(build_upstream(script, recorded)) as url:
+        yield Upstream(url, script, recorded)
+
+
+@pytest.fixture
+def proxy_config(tmp_path: Path, upstream: Upstream) -> OrmaConfig:
+    return OrmaConfig(
+        home=tmp_path / "home", db_path=tmp_path / "memory.db", upstream=f"{upstream.url}/v1"
+    )
+
+
+@pytest.fixture
+def proxy(
+    proxy_config: OrmaConfig, upstream: Upstream, embedder: OnnxEmbedder
+) -> Iterator[Proxy]:
+    with serve(create_app(proxy_config, embedder=embedder)) as url:
+        yield Proxy(url, proxy_config, upstream)

@@ -1,0 +1,41 @@
+"""Run ASGI apps under real uvicorn servers on free loopback ports, in threads."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import uvicorn
+from starlette.types import ASGIApp
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextmanager
+def serve(app: ASGIApp, *, startup_timeout: float = 30.0) -> Iterator[str]:
+    """Serve ``app`` on 127.0.0.1 in a thread; yields its base URL, stops it afterwards."""
+    config = uvicorn.Config(
+        app, host="127.0.0.1", port=free_port(), log_level="warning", ws="none", lifespan="on"
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + startup_timeout
+    while not server.started:
+        if not thread.is_alive():
+            raise RuntimeError("the test server failed to start")
+        if time.monotonic() > deadline:
+            raise TimeoutError("the test server did not start in time")
+        time.sleep(0.01)
+    try:
+        yield f"http://127.0.0.1:{config.port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
