@@ -1,0 +1,194 @@
+"""Whose fact is it? The holder of a state, decided from the cited line by code.
+
+Small models attribute "my sister Asha is allergic to nuts" to the user most
+of the time. The model's ``about`` is only a hint: the grammatical subject of
+the clause that carries the value decides. First person on the user's own
+line is the user; "my <relation> <Name> ..." is that person; she/he/they carry
+over (anuvṛtti) to the person last named before them, in this line or the
+lines just before it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+USER = "user"
+
+RELATIONS = (
+    "sister|brother|mother|mom|mum|father|dad|wife|husband|partner|son|daughter|friend|"
+    "boss|manager|colleague|coworker|cousin|aunt|uncle|grandmother|grandma|grandfather|"
+    "grandpa|roommate|flatmate|girlfriend|boyfriend|fiancee|fiance|neighbour|neighbor|"
+    "niece|nephew|teacher|mentor|landlord|doctor|dentist"
+)
+_LEAD = re.compile(
+    r"^(?:(?:and|but|so|also|then|now|actually|well|oh|btw|anyway|plus|today|yesterday|"
+    r"recently|lately|currently)\b[\s,]*)+",
+    re.IGNORECASE,
+)
+_RELATION_SUBJECT = re.compile(
+    rf"^(?i:my|our)\s+(?i:(?:older|younger|little|big|elder|best|new|old)\s+)?"
+    rf"(?P<rel>(?i:{RELATIONS}))(?:'s)?\b(?:,?\s+(?P<name>(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?"
+    rf"[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?))?",
+)
+_COPULA = re.compile(r"^\s*(?:is|was|are|were|:|=)\s", re.I)
+_LABEL = re.compile(r"^[\w ]{1,40}:\s*")
+_FIRST_PERSON = re.compile(r"^(?:i|i'm|i've|i'd|i'll|im|me|my|mine|we|we're|our)\b", re.I)
+_FIRST_PERSON_ANYWHERE = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself)\b", re.I)
+_IMPERATIVE = re.compile(
+    r"^(?:please\s+)?(?:never|don't|do not|dont|always|avoid|stop|no more|make sure)\b", re.I
+)
+_PRONOUN = re.compile(r"^(?:she|he|they|her|his|their|them|she's|he's|they're)\b", re.I)
+_NAMED_SUBJECT = re.compile(r"^(?P<name>(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?[A-Z][\w'-]+)")
+_NAME = re.compile(r"(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?\b[A-Z][a-z][\w'-]*")
+_CLAUSE_SPLIT = re.compile(r"[,;:]\s*|\s+\b(?:and|but|while|whereas|because)\b\s+", re.I)
+# Capitalised words that are not names.
+_NOT_NAMES = frozenset(
+    """i i'm i've i'd i'll my we our you your the a an and but so when if whenever unless
+    while during after before yes no hi hello hey thanks thank ok okay also then now this that
+    these those there here it its he she they his her their them what who where why how
+    today yesterday tomorrow monday tuesday wednesday thursday friday saturday sunday january
+    february march april may june july august september october november december never
+    always please sorry well oh last next""".split()  # noqa: SIM905
+)
+
+
+@dataclass(frozen=True)
+class Holder:
+    """The entity a fact is about, and how that was decided (for reports and tests)."""
+
+    name: str
+    how: str
+
+    @property
+    def is_user(self) -> bool:
+        return self.name == USER
+
+
+def _clean(name: str) -> str:
+    return " ".join(name.split()).strip(" .,'\"")
+
+
+def names_in(text: str) -> list[str]:
+    """Person-like names in ``text`` in order ("my sister Asha" -> Asha, "Dr. Rao")."""
+    found = []
+    for m in _NAME.finditer(text):
+        word = m[0]
+        if word.split()[-1].lower() not in _NOT_NAMES:
+            found.append(_clean(word))
+    return found
+
+
+def clause_with(line: str, value: str) -> tuple[str, str]:
+    """The clause of ``line`` that holds ``value``, and the text before it."""
+    lowered, needle = line.lower(), value.lower().strip()
+    at = lowered.find(needle) if needle else -1
+    if at < 0:
+        return line, ""
+    start = 0
+    for m in _CLAUSE_SPLIT.finditer(line):
+        if m.end() <= at:
+            start = m.end()
+    return line[start:], line[:start]
+
+
+def _antecedent(before: str, preceding: Sequence[str]) -> str | None:
+    """The person last named before a pronoun: earlier in the line, then earlier lines."""
+    for text in (before, *reversed(preceding)):
+        names = names_in(text)
+        if names:
+            return names[-1]
+    return None
+
+
+def resolve_holder(
+    line: str,
+    value: str,
+    claimed: str,
+    preceding: Sequence[str],
+    *,
+    user_name: str | None = None,
+) -> Holder | str:
+    """The holder of ``value`` as said in ``line``, or the reason it cannot be told.
+
+    ``claimed`` is the model's ``about``; ``preceding`` are earlier lines, oldest
+    first; ``user_name`` maps the user's own name back to the user.
+    """
+    holder = _decide(line, value, claimed.strip(), preceding)
+    if isinstance(holder, Holder) and user_name and holder.name.lower() == user_name.lower():
+        return Holder(USER, holder.how + " (the user's own name)")
+    return holder
+
+
+def _decide(line: str, value: str, claimed: str, preceding: Sequence[str]) -> Holder | str:
+    clause, before = clause_with(line, value)
+    subject = _LEAD.sub("", clause.strip())
+    relation = _RELATION_SUBJECT.match(subject)
+    if relation:
+        rel, name = relation["rel"].lower(), relation["name"]
+        said_of = value.lower()
+        rest = subject[relation.end() :]
+        copula = None if name else _COPULA.match(rest)
+        names_value = copula and rest[copula.end() :].lower().startswith(said_of.strip())
+        if rel in said_of or (name and name.lower() in said_of) or names_value:
+            return Holder(USER, f"'my {rel} is ...' names the user's {rel}")
+        if name and name.split()[-1].lower() not in _NOT_NAMES:
+            return Holder(_clean(name), f"subject 'my {rel} {name}'")
+        return Holder(f"user's {rel}", f"subject 'my {rel}'")
+    if _FIRST_PERSON.match(subject):
+        return Holder(USER, "first person")
+    if _IMPERATIVE.match(subject):
+        return Holder(USER, "a rule the user sets")
+    if _PRONOUN.match(subject):
+        person = _antecedent(before, preceding)
+        if person is None:
+            return f"'{subject.split()[0]}' refers to nobody named before it"
+        return Holder(person, f"'{subject.split()[0]}' carried to {person}")
+    named = _NAMED_SUBJECT.match(subject)
+    if (
+        named
+        and named["name"].split()[-1].lower() not in _NOT_NAMES
+        and named["name"].lower() not in value.lower()
+    ):
+        return Holder(_clean(named["name"]), "named subject")
+    return _fallback(line, value, claimed, preceding)
+
+
+def _fallback(line: str, value: str, claimed: str, preceding: Sequence[str]) -> Holder | str:
+    """No clear subject ("Dentist: Dr. Rao"): believe the model only where the text agrees."""
+    if claimed.lower() in ("", USER, "i", "me", "myself", "the user"):
+        others = [n for n in names_in(_LABEL.sub("", line)) if n.lower() not in value.lower()]
+        if _FIRST_PERSON_ANYWHERE.search(line) or not others:
+            return Holder(USER, "the user's own line")
+        return f"the line names {others[0]}, not the user"
+    wanted = claimed.lower()
+    for text in (line, *reversed(preceding)):
+        for name in names_in(text):
+            if name.lower() == wanted or name.lower().split()[-1] == wanted.split()[-1]:
+                return Holder(name, "named in the text")
+    return f"{claimed!r} is not named in the line or before it"
+
+
+def resolve_people(
+    line: str, who: Sequence[str], preceding: Sequence[str], *, user_name: str | None
+) -> list[str]:
+    """The participants of an event that the text supports (others are dropped)."""
+    people: list[str] = []
+    for raw in who:
+        person = raw.strip()
+        lowered = person.lower()
+        if lowered in (USER, "i", "me", "myself", "the user") or (
+            user_name and lowered == user_name.lower()
+        ):
+            resolved: str | None = USER
+        elif _PRONOUN.match(person):
+            resolved = _antecedent(line, preceding)
+        else:
+            texts = (line, *preceding)
+            resolved = _clean(person) if any(lowered in t.lower() for t in texts) else None
+        if resolved and resolved not in people:
+            people.append(resolved)
+    if _FIRST_PERSON_ANYWHERE.search(line) and USER not in people:
+        people.insert(0, USER)
+    return people
