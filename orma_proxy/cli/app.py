@@ -1,0 +1,108 @@
+"""The ``orma`` Typer app: global options, logging, and the one error-to-exit-code mapping.
+
+Command groups live in their own modules, each with an unnamed ``typer.Typer()``
+merged in here with ``app.add_typer(...)``.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Annotated, Any
+
+import typer
+from rich.logging import RichHandler
+from typer.core import TyperGroup
+
+from orma_proxy import __version__
+from orma_proxy.cli import memory_cmds
+from orma_proxy.cli.common import exit_code, report_error, state
+from orma_proxy.errors import OrmaError
+
+
+class OrmaGroup(TyperGroup):
+    """Turns every ``OrmaError`` or ``ValueError`` raised by a command into one red line.
+
+    User mistakes (exit 2) and environment problems (exit 1) never show a
+    traceback; anything else is a bug and keeps its traceback.
+    """
+
+    # Typer types this with the Context of its private vendored click; ours is its subclass.
+    def invoke(self, ctx: typer.Context) -> Any:  # type: ignore[override]
+        try:
+            return super().invoke(ctx)
+        except (OrmaError, ValueError) as exc:
+            report_error(state(ctx).err, exc)
+            raise typer.Exit(exit_code(exc)) from None
+
+
+app = typer.Typer(
+    cls=OrmaGroup,
+    name="orma",
+    no_args_is_help=True,
+    pretty_exceptions_show_locals=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+app.add_typer(memory_cmds.app)
+
+
+def _setup_logging(ctx: typer.Context, verbose: bool) -> None:
+    """Orma's log lines go to stderr; INFO by default (which model is in use), DEBUG with -v."""
+    logger = logging.getLogger("orma_proxy")
+    handler = RichHandler(console=state(ctx).err, show_time=False, show_path=False)
+    logger.addHandler(handler)
+    previous = logger.level
+    logger.setLevel(logging.DEBUG if verbose else logging.INFO)
+
+    def restore() -> None:  # in-process callers (tests) run many invocations
+        logger.removeHandler(handler)
+        logger.setLevel(previous)
+
+    ctx.call_on_close(restore)
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        typer.echo(f"orma {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    ctx: typer.Context,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="Debug logging on stderr.")
+    ] = False,
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", help="Show the version and exit.", callback=_show_version, is_eager=True
+        ),
+    ] = False,
+) -> None:
+    """Long-term memory for local LLMs, on one SQLite file.
+
+    Commands that use memory take --db (the SQLite file), --space (an isolated
+    memory space) and --json (machine-readable output on stdout). Logs and
+    progress go to stderr.
+
+    Examples:
+
+      orma add "My dentist is Dr. Rao in Kothrud."
+
+      orma add docs/handbook.md notes.txt --space work
+
+      orma search "who is my dentist?" -k 5
+
+      orma stats --json
+    """
+    state(ctx)
+    _setup_logging(ctx, verbose)
+
+
+def main() -> None:
+    """Entry point of the ``orma`` console script."""
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,138 @@
+"""What every ``orma`` command shares: options, consoles, opening memory, errors."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.text import Text
+
+from orma_proxy.config import OrmaConfig
+from orma_proxy.embed.base import Embedder
+from orma_proxy.errors import StoreError
+from orma_proxy.memory.sync import Memory
+
+
+@dataclass
+class CliState:
+    """Per-invocation state, carried on ``ctx.obj``.
+
+    Human output goes to ``out`` (stdout), everything else (progress, logs,
+    errors) to ``err``, so ``--json`` output stays pipeable. ``embedder`` lets
+    a caller (the tests) hand over an already loaded model.
+    """
+
+    out: Console = field(default_factory=Console)
+    err: Console = field(default_factory=lambda: Console(stderr=True))
+    embedder: Embedder | None = None
+
+
+def state(ctx: typer.Context) -> CliState:
+    """The invocation's state, created on first use."""
+    return ctx.ensure_object(CliState)
+
+
+def exit_code(exc: BaseException) -> int:
+    """2 for bad input (every ``InputError`` and ``ConfigError`` is a ``ValueError``), else 1."""
+    return 2 if isinstance(exc, ValueError) else 1
+
+
+def report_error(console: Console, exc: BaseException) -> None:
+    """One red line, never wrapped, never a traceback."""
+    message = " ".join(str(exc).split()) or type(exc).__name__
+    console.print(Text.assemble(("error: ", "bold red"), (message, "red")), soft_wrap=True)
+
+
+def say(console: Console, message: str) -> None:
+    """A plain message line: no markup, no highlighting, not wrapped at 80 columns."""
+    console.print(Text(message), soft_wrap=True)
+
+
+def print_json(payload: Any) -> None:
+    """Machine-readable output: the only thing written to stdout under ``--json``."""
+    typer.echo(json.dumps(payload, ensure_ascii=False, indent=2))
+
+
+def one_of(choices: Sequence[str]) -> Callable[[str], str]:
+    """An option callback refusing values outside ``choices`` before any model loads."""
+
+    def check(value: str) -> str:
+        if value not in choices:
+            raise typer.BadParameter(f"{value!r} is not one of {', '.join(choices)}")
+        return value
+
+    return check
+
+
+def _check_space(value: str | None) -> str | None:
+    if value is not None and not value.strip():
+        raise typer.BadParameter("must not be empty")
+    return value
+
+
+SpaceOption = Annotated[
+    str,
+    typer.Option(
+        "--space",
+        "-s",
+        help="Memory space; spaces never see each other.",
+        metavar="NAME",
+        callback=_check_space,
+    ),
+]
+AnySpaceOption = Annotated[
+    str | None,
+    typer.Option(
+        "--space",
+        "-s",
+        help="Only this space.  \\[default: all spaces]",
+        metavar="NAME",
+        callback=_check_space,
+        show_default=False,
+    ),
+]
+DbOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--db",
+        help="SQLite file.  \\[default: $ORMA_DIR/memory.db, else ~/.orma/memory.db]",
+        metavar="PATH",
+        dir_okay=False,
+        show_default=False,
+    ),
+]
+JsonOption = Annotated[
+    bool, typer.Option("--json", help="Print JSON on stdout (and nothing else there).")
+]
+
+
+@contextmanager
+def open_memory(
+    cli: CliState,
+    db: Path | None,
+    *,
+    must_exist: bool,
+    reindex: bool = False,
+    embed_model: str | None = None,
+) -> Iterator[Memory]:
+    """Open the memory file, closing it on the way out.
+
+    ``must_exist`` is for commands that only read or rebuild: they should not
+    leave an empty database behind because of a typo in ``--db``.
+    """
+    config = OrmaConfig() if embed_model is None else OrmaConfig(embed_model=embed_model)
+    if db is not None:
+        config.db_path = db
+    path = config.resolved_db_path()
+    if must_exist and not path.exists():
+        raise StoreError(f"no memory at {path} yet: store something first with `orma add`")
+    with cli.err.status("Opening memory…"):
+        memory = Memory(config=config, embedder=cli.embedder, reindex=reindex)
+    with memory:
+        yield memory
