@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -109,7 +109,9 @@ class Extraction(BaseModel):
     user_name: str = ""
     states: list[RawState] = Field(default_factory=list)
     events: list[RawEvent] = Field(default_factory=list)
-    malformed: list[tuple[str, dict[str, Any], str]] = Field(default_factory=list)
+    malformed: list[tuple[Literal["state", "event"], dict[str, Any], str]] = Field(
+        default_factory=list
+    )
 
 
 STATE_SCHEMA: dict[str, Any] = {
@@ -195,10 +197,11 @@ def parse_extraction(text: str) -> Extraction:
     if states_raw is None and events_raw is None:
         raise ExtractionError(f"the answer has neither 'states' nor 'events': {text[:200]!r}")
     result = Extraction(user_name=_safe_text(data.get("user_name")))
-    for kind, raw_items, model in (
+    sections: tuple[tuple[Literal["state", "event"], object, type[BaseModel]], ...] = (
         ("state", states_raw, RawState),
         ("event", events_raw, RawEvent),
-    ):
+    )
+    for kind, raw_items, model in sections:
         if raw_items is None:
             continue
         if not isinstance(raw_items, list):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable, Iterator
-from typing import TypeVar
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 
@@ -59,9 +59,10 @@ class UpstreamGate:
         while True:
             await self._idle.wait()
             task: asyncio.Future[T] = asyncio.ensure_future(call())
-            overtaken = asyncio.ensure_future(self._busy.wait())
+            overtaken: asyncio.Future[Any] = asyncio.ensure_future(self._busy.wait())
+            waiters: set[asyncio.Future[Any]] = {task, overtaken}
             try:
-                await asyncio.wait({task, overtaken}, return_when=asyncio.FIRST_COMPLETED)
+                await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
             finally:
                 overtaken.cancel()
             if task.done():

@@ -1,0 +1,97 @@
+"""Consolidation without an LLM: common first-person patterns, found by rules.
+
+When no upstream is configured or it cannot be reached, sleep still turns
+"I live in Pune", "I moved to Bangalore", "I work as a backend engineer",
+"I work at Zerodha", "my dentist is Dr. Rao", "I'm allergic to peanuts",
+"never chain commands with semicolons" and "I prefer tabs" into states. The
+rules emit the same ``Extraction`` the model would, so the same verification
+and apply steps run after them: a rule is a proposer, not an authority.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from orma_proxy.sleep import clock, holder
+from orma_proxy.sleep.batch import Batch, Line
+from orma_proxy.sleep.extract import Extraction, RawState
+
+# A value runs to the end of its clause, without a trailing time phrase.
+_VALUE = r"(?P<value>(?:(?:Dr|Mr|Mrs|Ms|Prof|St)\.\s+)?[^,;.!?]+?)"
+_END = r"(?=\s*(?:[,;.!?]|\band\b|\bbut\b|\bsince\b|\bfor\b\s+\d|$))"
+_PLACE = r"(?P<value>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)"
+_ARTICLE = r"(?:an?\s+|the\s+)?"
+_NAME = r"(?P<value>[A-Z][a-z][\w'-]*)"
+
+# (attribute, prohibited, pattern); case-insensitive except where names must be capitalised.
+_RULES: tuple[tuple[str, bool, re.Pattern[str]], ...] = (
+    ("name", False, re.compile(rf"\b(?i:my name is|call me|i'm|i am)\s+{_NAME}(?=\s*(?:[,.!?]|"
+                               rf"\band\b|$))")),
+    ("home_city", False, re.compile(
+        rf"\b(?i:i(?:'ve| have)?\s+(?:just\s+)?(?:moved|relocated|shifted)"
+        rf"(?:\s+from\s+[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)?\s+to)\s+{_PLACE}")),
+    ("home_city", False, re.compile(
+        rf"\b(?i:i(?:'m| am)?\s+(?:now\s+|currently\s+|still\s+)?(?:live|living|based|staying)"
+        rf"\s+in)\s+{_PLACE}")),
+    ("job_title", False, re.compile(rf"\b(?i:i\s+(?:now\s+)?work\s+as)\s+{_ARTICLE}{_VALUE}"
+                                    rf"(?=\s+(?:at|for|in)\b|{_END})", re.I)),
+    ("employer", False, re.compile(rf"\b(?i:i\s+(?:now\s+)?work\s+(?:at|for))\s+{_PLACE}")),
+    ("employer", False, re.compile(
+        rf"\b(?i:i\s+(?:now\s+)?work\s+as\s+[^,;.!?]+?\s+(?:at|for))\s+{_PLACE}")),
+    ("allergy", False, re.compile(rf"\bi(?:'m| am)\s+allergic\s+to\s+{_VALUE}{_END}", re.I)),
+    ("prefers", False, re.compile(rf"\bi\s+(?:really\s+)?prefer\s+{_VALUE}{_END}", re.I)),
+    ("rule", True, re.compile(
+        rf"(?:^|[,;.!?]\s+)(?:please\s+)?(?:never|don't ever|do not ever)\s+{_VALUE}{_END}",
+        re.I)),
+)  # fmt: skip
+_MY_X_IS = re.compile(
+    rf"\bmy\s+(?P<attr>[a-z][a-z ]{{1,30}}?)\s+(?:is|are)\s+{_VALUE}{_END}", re.IGNORECASE
+)
+# "my X is Y" where X is a relation with a name ("my sister Asha is ...") is not a slot.
+_NOT_SLOTS = frozenset({"name"})
+_MAX_SLOT_WORDS = 3
+
+
+def _matches(line: Line) -> Iterator[RawState]:
+    text = line.text
+    for attribute, prohibited, pattern in _RULES:
+        for m in pattern.finditer(text):
+            value = _trim(m["value"])
+            if value:
+                yield RawState(
+                    line=line.number,
+                    about="user",
+                    attribute=attribute,
+                    value=value,
+                    prohibited=prohibited,
+                )
+    for m in _MY_X_IS.finditer(text):
+        attribute, value = m["attr"].strip().lower(), _trim(m["value"])
+        words = attribute.split()
+        if len(words) > 1 and re.fullmatch(holder.RELATIONS, words[0]):
+            continue  # "my sister Asha is ...": a person, not a slot of the user's
+        if value and attribute not in _NOT_SLOTS and len(words) <= _MAX_SLOT_WORDS:
+            yield RawState(line=line.number, about="user", attribute=attribute, value=value)
+
+
+def _trim(value: str) -> str:
+    """The value without a trailing time phrase ('Bangalore last week' -> 'Bangalore')."""
+    value = value.strip()
+    phrase = clock.find_date_phrase(value)
+    if phrase:
+        value = value[: value.lower().find(phrase.lower())].strip()
+    return value.strip(" ,;")
+
+
+def extract_by_rules(batch: Batch) -> Extraction:
+    """States for the common first-person patterns on the batch's citable lines."""
+    result = Extraction()
+    for line in batch.lines:
+        if line.citable:
+            result.states.extend(_matches(line))
+    names = [s for s in result.states if s.attribute == "name"]
+    if names:
+        result.user_name = names[-1].value
+        result.states = [s for s in result.states if s.attribute != "name"]
+    return result

@@ -1,0 +1,328 @@
+"""Deterministic verification of what the model proposed: nothing unchecked reaches the store.
+
+Each state and event must cite a line of this batch that may be cited; its
+value must be in that line (word overlap) or closely paraphrase it (embedding
+similarity), and a name the line never says is never accepted; the holder is
+decided by ``holder``; dates by ``clock``; a conditional frame ("when I have
+a sore throat, ...") is found in the line even when the model missed it.
+Every refusal keeps its reason for the report.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, time, tzinfo
+
+from orma_proxy.config import OrmaConfig
+from orma_proxy.recall.fts import STOPWORDS
+from orma_proxy.sleep import clock, holder
+from orma_proxy.sleep.batch import Batch, Line
+from orma_proxy.sleep.extract import Extraction, RawEvent, RawState
+from orma_proxy.sleep.names import (
+    EmbedTexts,
+    forbidden_attribute,
+    normalise_attribute,
+    normalise_value,
+    value_key,
+)
+from orma_proxy.sleep.report import RejectedKind, Rejection
+
+_WORD = re.compile(r"[\w']+")
+_EXTRA_STOPWORDS = frozenset({"am", "i'm", "im", "i've", "i'd", "i'll", "not", "no"})
+_SUFFIXES = ("'s", "ing", "ed", "es", "s")
+_MIN_STEM = 3
+_CAPITALISED = re.compile(r"\b[A-Z][\w'-]*")
+_CONDITION_LEAD = re.compile(
+    r"^\s*(?:when(?:ever)?|if|unless|during|in case of|while)\s+(?P<cond>[^,;]+)[,;]\s*", re.I
+)
+_CONDITION_TAIL = re.compile(
+    r"\s(?:when(?:ever)?|if|unless|during|in case of)\s+(?P<cond>[^,;.]+)[.!]?\s*$", re.I
+)
+_CONDITION_FILLER = re.compile(
+    r"^(?:i\s+(?:have|get|feel|am|'m)|i'm|i've got|it's|it is|there's|there is|"
+    r"i\s+(?:have|get)\s+got)\s+|^(?:a|an|the|my)\s+",
+    re.I,
+)
+_NAMING = re.compile(r"\b(?:i'm|i am|my name is|call me|this is|name's|name is)\s+", re.I)
+
+
+@dataclass(frozen=True)
+class VerifiedState:
+    entity: str
+    attribute: str
+    value: str
+    condition: str
+    prohibited: bool
+    ended: bool
+    since: clock.ResolvedDate | None
+    valid_from: float
+    line: Line
+
+
+@dataclass(frozen=True)
+class VerifiedEvent:
+    what: str
+    when_text: str
+    date: clock.ResolvedDate | None
+    who: tuple[str, ...]
+    line: Line
+
+
+@dataclass
+class Verified:
+    states: list[VerifiedState] = field(default_factory=list)
+    events: list[VerifiedEvent] = field(default_factory=list)
+    rejections: list[Rejection] = field(default_factory=list)
+
+
+def _stem(word: str) -> str:
+    word = word.lower()
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= _MIN_STEM:
+            return word[: -len(suffix)]
+    return word
+
+
+def content_words(text: str) -> set[str]:
+    words = [w.lower() for w in _WORD.findall(text)]
+    kept = {_stem(w) for w in words if w not in STOPWORDS and w not in _EXTRA_STOPWORDS}
+    return kept or {_stem(w) for w in words}
+
+
+def overlap(value: str, line: str) -> float:
+    """Share of the value's content words that the line contains."""
+    wanted = content_words(value)
+    return len(wanted & content_words(line)) / len(wanted) if wanted else 0.0
+
+
+def unsaid_name(value: str, line: str) -> str | None:
+    """A capitalised word of ``value`` the line never says: a name can't be paraphrased."""
+    said = {w.lower() for w in _WORD.findall(line)}
+    for word in _CAPITALISED.findall(value):
+        word = str(word)
+        bare = word.lower().removesuffix("'s")
+        if bare not in said and bare not in STOPWORDS and bare != "i":
+            return word
+    return None
+
+
+def conditional_frame(line: str, value: str) -> str:
+    """The condition a line puts on its value ('When I have a sore throat, ...'), or ''."""
+    for pattern in (_CONDITION_LEAD, _CONDITION_TAIL):
+        m = pattern.search(line)
+        if m and value.lower() not in m["cond"].lower():
+            return tidy_condition(m["cond"])
+    return ""
+
+
+def tidy_condition(text: str) -> str:
+    cond = normalise_value(text)
+    for _ in range(2):
+        cond = _CONDITION_FILLER.sub("", cond)
+    return cond
+
+
+class Verifier:
+    """Checks one batch's extraction against the batch itself."""
+
+    def __init__(self, batch: Batch, config: OrmaConfig, embed: EmbedTexts, tz: tzinfo) -> None:
+        self._batch = batch
+        self._config = config
+        self._embed = embed
+        self._tz = tz
+
+    async def run(self, extraction: Extraction, *, user_name: str | None = None) -> Verified:
+        result = Verified()
+        for kind, raw, reason in extraction.malformed:
+            result.rejections.append(Rejection(kind, "", raw, reason))
+        name = self._user_name(extraction.user_name, result) or user_name
+        candidates: list[tuple[RawState, Line, float]] = []
+        for state in extraction.states:
+            checked = self._check_state(state, result)
+            if checked is not None:
+                candidates.append(checked)
+        for event in extraction.events:
+            self._check_event(event, name, result)
+        ungrounded = [(s.value, line.text) for s, line, score in candidates if score < _GROUNDED]
+        similarities = iter(await self._similarities(ungrounded))
+        for state, line, score in candidates:
+            if score < _GROUNDED:
+                similarity = next(similarities)
+                if similarity < self._config.grounding_min_similarity:
+                    reason = f"value is not in the cited line (similarity {similarity:.2f})"
+                    result.rejections.append(_reject(state, line, reason))
+                    continue
+            self._accept_state(state, line, name, result)
+        result.states.sort(key=lambda s: (s.line.said_at, s.line.number))
+        return result
+
+    def _cited(
+        self, item: RawState | RawEvent, kind: RejectedKind, result: Verified
+    ) -> Line | None:
+        line = self._batch.line(item.line)
+        if line is None:
+            reason = f"cites s{item.line}, which is not a line of this batch"
+        elif not line.citable:
+            reason = f"cites s{item.line}, an {line.role} line (context only)"
+        else:
+            return line
+        result.rejections.append(Rejection(kind, "", item.model_dump(), reason))
+        return None
+
+    def _check_state(
+        self, state: RawState, result: Verified
+    ) -> tuple[RawState, Line, float] | None:
+        """Citation, non-empty fields, names; returns the word overlap for grounding."""
+        line = self._cited(state, "state", result)
+        if line is None:
+            return None
+        value = normalise_value(state.value)
+        if not value or (not state.attribute.strip() and not state.prohibited):
+            result.rejections.append(_reject(state, line, "empty attribute or value"))
+            return None
+        name = unsaid_name(value, line.text)
+        if name is not None:
+            result.rejections.append(_reject(state, line, f"the line never says {name!r}"))
+            return None
+        if state.condition.strip() and overlap(state.condition, line.text) < self._min_overlap:
+            result.rejections.append(_reject(state, line, "condition is not in the cited line"))
+            return None
+        score = overlap(value, line.text)
+        return state, line, (_GROUNDED if score >= self._min_overlap else score)
+
+    @property
+    def _min_overlap(self) -> float:
+        return self._config.grounding_min_overlap
+
+    def _accept_state(
+        self, state: RawState, line: Line, user_name: str | None, result: Verified
+    ) -> None:
+        value = normalise_value(state.value)
+        who = holder.resolve_holder(
+            line.text, value, state.about, self._batch.preceding(line), user_name=user_name
+        )
+        if isinstance(who, str):
+            result.rejections.append(_reject(state, line, who))
+            return
+        condition = ""
+        if self._config.enable_defeasible_logic:
+            condition = tidy_condition(state.condition) or conditional_frame(line.text, value)
+        said = line.said(self._tz)
+        since = self._date(state.since, line, said)
+        if since is not None and since.date > said.date() and not state.ended:
+            result.rejections.append(
+                _reject(state, line, f"not true yet: it starts {since.label()}")
+            )
+            self._add_event(value, since, (who.name,), line, result)
+            return
+        attribute = (
+            forbidden_attribute(state.attribute, value)
+            if state.prohibited
+            else normalise_attribute(state.attribute)
+        )
+        if not attribute:
+            result.rejections.append(_reject(state, line, "attribute has no usable name"))
+            return
+        valid_from = line.said_at
+        if since is not None:
+            valid_from = min(line.said_at, _start_of(since, self._tz))
+        key = (who.name, attribute, condition.lower(), value_key(value))
+        if any(_state_key(s) == key for s in result.states):
+            return
+        result.states.append(
+            VerifiedState(
+                who.name,
+                attribute,
+                value,
+                condition,
+                state.prohibited,
+                state.ended,
+                since,
+                valid_from,
+                line,
+            )
+        )
+
+    def _check_event(self, event: RawEvent, user_name: str | None, result: Verified) -> None:
+        line = self._cited(event, "event", result)
+        if line is None:
+            return
+        what = normalise_value(event.what)
+        if not what:
+            result.rejections.append(Rejection("event", line.text, event.model_dump(), "empty"))
+            return
+        name = unsaid_name(what, line.text)
+        if name is not None or overlap(what, line.text) < self._min_overlap:
+            reason = f"the line never says {name!r}" if name else "not what the cited line says"
+            result.rejections.append(Rejection("event", line.text, event.model_dump(), reason))
+            return
+        date = self._date(event.when, line, line.said(self._tz))
+        people = holder.resolve_people(
+            line.text, event.who, self._batch.preceding(line), user_name=user_name
+        )
+        self._add_event(what, date, tuple(people), line, result)
+
+    def _add_event(
+        self,
+        what: str,
+        date: clock.ResolvedDate | None,
+        who: Sequence[str],
+        line: Line,
+        result: Verified,
+    ) -> None:
+        if any(e.line == line and value_key(e.what) == value_key(what) for e in result.events):
+            return
+        when_text = date.phrase if date else ""
+        result.events.append(VerifiedEvent(what, when_text, date, tuple(who), line))
+
+    def _date(self, phrase: str, line: Line, said: datetime) -> clock.ResolvedDate | None:
+        """Resolve the line's own time words; a date the model computed is not trusted."""
+        phrase = phrase.strip()
+        if not phrase or phrase.lower() not in line.text.lower():
+            found = clock.find_date_phrase(line.text)
+            if found is None:
+                return None
+            phrase = found
+        return clock.resolve(phrase, said, future=clock.prefers_future(line.text))
+
+    def _user_name(self, claimed: str, result: Verified) -> str | None:
+        """The user's name, if a citable line of the user's says it ('I'm Sahil')."""
+        name = normalise_value(claimed)
+        if not name:
+            return None
+        pattern = re.compile(rf"{_NAMING.pattern}{re.escape(name)}\b", re.I)
+        for line in self._batch.lines:
+            if line.role in ("user", "note") and pattern.search(line.text):
+                result.states.append(
+                    VerifiedState(
+                        holder.USER, "name", name, "", False, False, None, line.said_at, line
+                    )
+                )
+                return name
+        result.rejections.append(
+            Rejection("name", "", {"user_name": name}, "no line of the user's gives this name")
+        )
+        return None
+
+    async def _similarities(self, pairs: list[tuple[str, str]]) -> list[float]:
+        if not pairs:
+            return []
+        vectors = await self._embed([text for pair in pairs for text in pair])
+        return [float(vectors[2 * i] @ vectors[2 * i + 1]) for i in range(len(pairs))]
+
+
+_GROUNDED = 2.0  # marks a value whose words are in the line: no similarity needed
+
+
+def _state_key(state: VerifiedState) -> tuple[str, str, str, str]:
+    return (state.entity, state.attribute, state.condition.lower(), value_key(state.value))
+
+
+def _reject(state: RawState, line: Line, reason: str) -> Rejection:
+    return Rejection("state", line.text, state.model_dump(), reason)
+
+
+def _start_of(resolved: clock.ResolvedDate, tz: tzinfo) -> float:
+    return datetime.combine(resolved.date, time.min, tz).timestamp()
