@@ -46,11 +46,18 @@ def _looks_like_path(arg: str) -> bool:
     return "/" in arg or (suffix != "" and suffix in TEXT_SUFFIXES)
 
 
+def _names_a_file(arg: str) -> bool:
+    try:
+        return Path(arg).expanduser().exists()
+    except OSError:  # e.g. a long note is too long to be a file name
+        return False
+
+
 def _classify(arg: str, as_text: bool) -> str | Path:
     """A note (``str``) or a file (``Path``); empty notes are refused before the model loads."""
     if not arg.strip():
         raise InputError("nothing to add: the note is empty")
-    if not as_text and (Path(arg).expanduser().exists() or _looks_like_path(arg)):
+    if not as_text and (_names_a_file(arg) or _looks_like_path(arg)):
         return Path(arg).expanduser()
     return arg
 

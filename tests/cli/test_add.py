@@ -90,6 +90,13 @@ def test_text_flag_stores_a_file_like_word_as_a_note(orma: Orma, db: Path) -> No
     assert json.loads(result.stdout)["added"][0]["role"] == "note"
 
 
+def test_a_note_too_long_for_a_file_name_is_a_note(orma: Orma, db: Path) -> None:
+    note = "I keep the passport in the grey folder. " * 20
+    result = orma("add", note, "--db", db, "--json")
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)["added"][0]["role"] == "note"
+
+
 @pytest.mark.parametrize("text", ["", "   ", "\n\t"])
 def test_empty_note_exits_2_before_creating_anything(orma: Orma, db: Path, text: str) -> None:
     result = orma("add", text, "--db", db)
