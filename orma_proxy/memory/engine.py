@@ -11,6 +11,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
+import httpx
+
 from orma_proxy.config import OrmaConfig
 from orma_proxy.embed.base import Embedder, Vectors, normalise
 from orma_proxy.embed.models import load_embedder
@@ -19,6 +21,8 @@ from orma_proxy.memory.indexer import Indexer
 from orma_proxy.memory.stats import Stats, collect_stats
 from orma_proxy.recall.pack import MemoryBlock, estimate_tokens, pack_block
 from orma_proxy.recall.search import SearchResult, hybrid_search
+from orma_proxy.recall.states import State, list_facts, matching_states
+from orma_proxy.sleep import Sleeper, SleepReport, UpstreamGate
 from orma_proxy.store.database import Database
 from orma_proxy.store.episodes import ROLES, NewEpisode, insert_episode
 from orma_proxy.text.files import read_text_file
@@ -183,7 +187,15 @@ class AsyncMemory:
         passages = await hybrid_search(
             db.reader, self._embed_query, query, space, k=k, config=self.config
         )
-        return SearchResult(query=query, space=space, passages=passages)
+        states: list[object] = []
+        events: list[object] = []
+        if self.config.enable_semantic:
+            cited = [p.sentence_id for p in passages]
+            found = await matching_states(db.reader, space, query, cited, k)
+            states, events = [*found[0]], [*found[1]]
+        return SearchResult(
+            query=query, space=space, passages=passages, states=states, events=events
+        )
 
     async def recall(
         self,
@@ -238,6 +250,36 @@ class AsyncMemory:
     async def _embed_batch(self, texts: list[str]) -> Vectors:
         loop = asyncio.get_running_loop()
         return normalise(await loop.run_in_executor(self._index_pool, self.embedder.embed, texts))
+
+    # --- sleep: consolidation into states and events -----------------------------------
+
+    def sleeper(
+        self, *, http: httpx.AsyncClient | None = None, gate: UpstreamGate | None = None
+    ) -> Sleeper:
+        """A consolidator on this memory's file; a server passes its shared client and gate.
+
+        ``SleepScheduler(mem.sleeper(http=client, gate=gate), mem.config)`` runs it in
+        the background of the server's event loop.
+        """
+        db = self._opened()
+        return Sleeper(db.reader, db.writer, self._embed_batch, self.config, http=http, gate=gate)
+
+    async def sleep(
+        self, space: str | None = None, model: str | None = None, redo: bool = False
+    ) -> SleepReport:
+        """Consolidate pending episodes into states and events now (every space when None).
+
+        ``redo=True`` forgets the space's states and events and rebuilds them from
+        its episodes. Without a reachable LLM, a rule-based extractor is used.
+        """
+        if space is not None:
+            space = _check_space(space)
+        return await self.sleeper().sleep(space, model=model, redo=redo)
+
+    async def facts(self, space: str = "default", include_history: bool = False) -> list[State]:
+        """Active states of a space; with history, also closed ones and what replaced them."""
+        db = self._opened()
+        return await list_facts(db.reader, _check_space(space), include_history=include_history)
 
 
 def _check_text(text: object, what: str) -> str:

@@ -20,6 +20,8 @@ from orma_proxy.embed.base import Embedder
 from orma_proxy.memory.engine import AsyncMemory, When
 from orma_proxy.memory.stats import Stats
 from orma_proxy.recall.search import SearchResult
+from orma_proxy.recall.states import State
+from orma_proxy.sleep import SleepReport
 
 T = TypeVar("T")
 
@@ -108,6 +110,16 @@ class Memory:
     def flush(self) -> None:
         """Wait until every stored sentence has its vector."""
         self._runner.run(self._async.flush())
+
+    def sleep(
+        self, space: str | None = None, model: str | None = None, redo: bool = False
+    ) -> SleepReport:
+        """Consolidate pending episodes into states and events now."""
+        return self._runner.run(self._async.sleep(space, model=model, redo=redo))
+
+    def facts(self, space: str = "default", include_history: bool = False) -> list[State]:
+        """Active states of a space (with history: closed ones too)."""
+        return self._runner.run(self._async.facts(space, include_history=include_history))
 
     def close(self) -> None:
         """Close the database. Safe to call twice."""

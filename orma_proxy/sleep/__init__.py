@@ -1,0 +1,14 @@
+"""Sleep: consolidating episodes into states and events, verified by deterministic code.
+
+The LLM (or, without one, a rule-based extractor) proposes; ``verify``,
+``holder`` and ``clock`` decide what is believed; ``apply`` writes a batch in
+one transaction. ``SleepScheduler`` runs it in the background of a server,
+``AsyncMemory.sleep()`` on demand.
+"""
+
+from orma_proxy.sleep.consolidate import Sleeper
+from orma_proxy.sleep.gate import UpstreamGate
+from orma_proxy.sleep.report import Rejection, SleepReport
+from orma_proxy.sleep.scheduler import SleepScheduler
+
+__all__ = ["Rejection", "SleepReport", "SleepScheduler", "Sleeper", "UpstreamGate"]

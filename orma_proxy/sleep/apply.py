@@ -1,0 +1,305 @@
+"""Applying a verified batch: one writer job, so a batch lands whole or not at all.
+
+Rules (defeasible where asked): a categorical state with a different value
+closes the active one (``active = 0``, ``superseded_by``, ``valid_to``) and
+opens the new one; the same value again is a rehearsal; a conditional state
+lives beside the baseline and never closes it; an older statement that
+arrives late (a redo, a retried batch) becomes history behind the newer
+active state instead of overturning it. Events are stored with their
+resolved dates. Every state and event is linked to its entities for
+spreading activation. The watermark moves in the same transaction.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+
+import aiosqlite
+
+from orma_proxy.config import OrmaConfig
+from orma_proxy.errors import LeaseHeldError
+from orma_proxy.sleep.batch import Batch, watermark
+from orma_proxy.sleep.holder import USER, names_in
+from orma_proxy.sleep.lease import check_held
+from orma_proxy.sleep.names import FORBIDDEN_PREFIX, value_key
+from orma_proxy.sleep.report import BatchOutcome, Rejection
+from orma_proxy.sleep.verify import Verified, VerifiedEvent, VerifiedState
+
+
+@dataclass(frozen=True)
+class BatchRun:
+    """How a batch was extracted, recorded with it."""
+
+    holder: str
+    extractor: str
+    attempts: int
+    llm_seconds: float
+
+
+@dataclass(frozen=True)
+class _Active:
+    id: int
+    value: str
+    stated_at: float
+
+
+async def apply_batch(
+    conn: aiosqlite.Connection,
+    batch: Batch,
+    verified: Verified,
+    run: BatchRun,
+    config: OrmaConfig,
+) -> BatchOutcome:
+    """Write one verified batch (runs inside the writer's transaction)."""
+    await check_held(conn, batch.space, run.holder)
+    if await watermark(conn, batch.space) != batch.after:
+        raise LeaseHeldError(f"space {batch.space!r} moved on while this batch was extracted")
+    now = time.time()
+    batch_id = await _insert_batch(conn, batch, run, "applied", None, now)
+    outcome = BatchOutcome()
+    for state in verified.states:
+        await _apply_state(conn, batch.space, state, config, outcome, now)
+    for event in verified.events:
+        await _apply_event(conn, batch.space, event, outcome, now)
+    rejections = verified.rejections + outcome.rejections
+    await conn.executemany(
+        "INSERT INTO sleep_rejections (batch_id, space, kind, sentence_id, item, reason) "
+        "VALUES (?, ?, ?, ?, ?, ?)",
+        [
+            (batch_id, batch.space, r.kind, None, json.dumps(r.item, default=str), r.reason)
+            for r in rejections
+        ],
+    )
+    outcome.rejections = rejections
+    await conn.execute(
+        "INSERT INTO sleep_progress (space, last_episode_id, updated_at) VALUES (?, ?, ?) "
+        "ON CONFLICT (space) DO UPDATE SET last_episode_id = excluded.last_episode_id, "
+        "updated_at = excluded.updated_at",
+        (batch.space, batch.last_episode_id, now),
+    )
+    return outcome
+
+
+async def record_failure(
+    conn: aiosqlite.Connection, batch: Batch, run: BatchRun, error: str
+) -> None:
+    """Keep a failed batch's error; its episodes stay pending."""
+    await _insert_batch(conn, batch, run, "failed", error, time.time())
+
+
+async def reset_space(conn: aiosqlite.Connection, space: str) -> None:
+    """Forget every state, event, entity and batch of ``space`` (for ``redo``); episodes stay."""
+    for table in ("entity_links", "sleep_rejections", "states", "events", "entities"):
+        await conn.execute(f"DELETE FROM {table} WHERE space = ?", (space,))
+    for table in ("sleep_batches", "sleep_progress"):
+        await conn.execute(f"DELETE FROM {table} WHERE space = ?", (space,))
+
+
+async def _insert_batch(
+    conn: aiosqlite.Connection,
+    batch: Batch,
+    run: BatchRun,
+    status: str,
+    error: str | None,
+    now: float,
+) -> int:
+    row = await conn.execute_insert(
+        "INSERT INTO sleep_batches (space, first_episode_id, last_episode_id, episodes, status, "
+        "extractor, attempts, error, llm_seconds, finished_at) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            batch.space,
+            batch.episode_ids[0],
+            batch.last_episode_id,
+            len(batch.episode_ids),
+            status,
+            run.extractor,
+            run.attempts,
+            error,
+            run.llm_seconds,
+            now,
+        ),
+    )
+    assert row is not None
+    return int(row[0])
+
+
+async def entity_id(
+    conn: aiosqlite.Connection, space: str, name: str, kind: str, now: float
+) -> int:
+    """The id of entity ``name`` in ``space``, created if new."""
+    await conn.execute(
+        "INSERT INTO entities (space, name, kind, created_at) VALUES (?, ?, ?, ?) "
+        "ON CONFLICT (space, name) DO NOTHING",
+        (space, name, "user" if name == USER else kind, now),
+    )
+    cursor = await conn.execute(
+        "SELECT id FROM entities WHERE space = ? AND name = ?", (space, name)
+    )
+    row = await cursor.fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+async def _link(
+    conn: aiosqlite.Connection, space: str, entity: int, kind: str, target: int
+) -> None:
+    await conn.execute(
+        "INSERT OR IGNORE INTO entity_links (entity_id, kind, target_id, space) "
+        "VALUES (?, ?, ?, ?)",
+        (entity, kind, target, space),
+    )
+
+
+async def _link_names(
+    conn: aiosqlite.Connection, space: str, text: str, kind: str, target: int, now: float
+) -> None:
+    """Link the people and places a value or event names ('Dr. Rao', 'Kothrud')."""
+    for name in names_in(text):
+        await _link(conn, space, await entity_id(conn, space, name, "thing", now), kind, target)
+
+
+async def _apply_state(
+    conn: aiosqlite.Connection,
+    space: str,
+    state: VerifiedState,
+    config: OrmaConfig,
+    outcome: BatchOutcome,
+    now: float,
+) -> None:
+    holder = await entity_id(conn, space, state.entity, "person", now)
+    cursor = await conn.execute(
+        "SELECT id, value, stated_at FROM states WHERE space = ? AND entity_id = ? "
+        "AND attribute = ? AND condition = ? AND active = 1 ORDER BY stated_at DESC",
+        (space, holder, state.attribute, state.condition),
+    )
+    active = [_Active(int(r[0]), r[1], float(r[2])) for r in await cursor.fetchall()]
+    same = [a for a in active if value_key(a.value) == value_key(state.value)]
+    said_at = state.line.said_at
+    if state.ended:
+        for old in same:
+            await _close(conn, old.id, None, said_at, "ended")
+        outcome.states_ended += len(same)
+        if not same:
+            reason = "says it ended, but no such state is active"
+            outcome.rejections.append(_rejection(state, reason))
+        return
+    if same:
+        await conn.execute(
+            "UPDATE states SET rehearsals = rehearsals + 1, "
+            "rehearsed_at = max(coalesce(rehearsed_at, 0), ?) WHERE id = ?",
+            (said_at, same[0].id),
+        )
+        outcome.states_rehearsed += 1
+        return
+    single = not (
+        state.attribute in config.multi_valued_attributes
+        or state.attribute.startswith(FORBIDDEN_PREFIX)
+    )
+    newer = [a for a in active if a.stated_at > said_at] if single else []
+    if newer:
+        # Old news arriving late: history behind the state that replaced it.
+        new_id = await _insert_state(conn, space, holder, state, now, active=False)
+        await _close(conn, new_id, newer[-1].id, None, "superseded")
+    else:
+        new_id = await _insert_state(conn, space, holder, state, now, active=True)
+        if single:
+            for old in active:
+                await _close(conn, old.id, new_id, state.valid_from, "superseded")
+            outcome.states_superseded += len(active)
+    outcome.states_added += 1
+    await _link(conn, space, holder, "state", new_id)
+    await _link_names(conn, space, state.value, "state", new_id, now)
+
+
+async def _close(
+    conn: aiosqlite.Connection,
+    state_id: int,
+    superseded_by: int | None,
+    valid_to: float | None,
+    reason: str,
+) -> None:
+    """Close a state; without ``valid_to`` it ends where its successor begins."""
+    await conn.execute(
+        "UPDATE states SET active = 0, superseded_by = ?, end_reason = ?, valid_to = "
+        "coalesce(?, (SELECT n.valid_from FROM states n WHERE n.id = ?)) WHERE id = ?",
+        (superseded_by, reason, valid_to, superseded_by, state_id),
+    )
+
+
+async def _insert_state(
+    conn: aiosqlite.Connection,
+    space: str,
+    holder: int,
+    state: VerifiedState,
+    now: float,
+    *,
+    active: bool,
+) -> int:
+    row = await conn.execute_insert(
+        "INSERT INTO states (space, entity_id, attribute, value, condition, prohibited, active, "
+        "since, stated_at, valid_from, sentence_id, episode_id, created_at) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            space,
+            holder,
+            state.attribute,
+            state.value,
+            state.condition,
+            int(state.prohibited),
+            int(active),
+            state.since.label() if state.since else None,
+            state.line.said_at,
+            state.valid_from,
+            state.line.sentence_id,
+            state.line.episode_id,
+            now,
+        ),
+    )
+    assert row is not None
+    return int(row[0])
+
+
+async def _apply_event(
+    conn: aiosqlite.Connection,
+    space: str,
+    event: VerifiedEvent,
+    outcome: BatchOutcome,
+    now: float,
+) -> None:
+    cursor = await conn.execute(
+        "SELECT 1 FROM events WHERE space = ? AND sentence_id = ? AND what = ?",
+        (space, event.line.sentence_id, event.what),
+    )
+    if await cursor.fetchone() is not None:
+        return
+    row = await conn.execute_insert(
+        "INSERT INTO events (space, what, when_text, date, precision, who, sentence_id, "
+        "episode_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            space,
+            event.what,
+            event.when_text,
+            event.date.date.isoformat() if event.date else None,
+            event.date.precision if event.date else None,
+            json.dumps(list(event.who), ensure_ascii=False),
+            event.line.sentence_id,
+            event.line.episode_id,
+            now,
+        ),
+    )
+    assert row is not None
+    event_id = int(row[0])
+    outcome.events_added += 1
+    for person in event.who:
+        await _link(
+            conn, space, await entity_id(conn, space, person, "person", now), "event", event_id
+        )
+    await _link_names(conn, space, event.what, "event", event_id, now)
+
+
+def _rejection(state: VerifiedState, reason: str) -> Rejection:
+    item = {"about": state.entity, "attribute": state.attribute, "value": state.value}
+    return Rejection("state", state.line.text, item, reason)
