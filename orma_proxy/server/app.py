@@ -24,7 +24,7 @@ from orma_proxy.server.auth import Guard
 from orma_proxy.server.capture import Recorder
 from orma_proxy.server.chat import chat_completions, ollama_chat
 from orma_proxy.server.errors import EXCEPTION_HANDLERS
-from orma_proxy.server.ops import health, last_block, passthrough
+from orma_proxy.server.ops import health, last_block, not_found, passthrough
 from orma_proxy.server.upstream import Upstream
 
 log = logging.getLogger(__name__)
@@ -77,6 +77,13 @@ def create_app(
         Route("/api/chat", ollama_chat, methods=["POST"]),
         Route("/health", health, methods=["GET"]),
         Route("/_orma/last", last_block, methods=["GET"]),
-        Route("/{path:path}", passthrough, methods=ALL_METHODS),
+        Route("/_orma/{rest:path}", not_found, methods=ALL_METHODS),
     ]
-    return Starlette(routes=routes, lifespan=lifespan, exception_handlers=EXCEPTION_HANDLERS)
+    app = Starlette(
+        routes=[*routes, Route("/{path:path}", passthrough, methods=ALL_METHODS)],
+        lifespan=lifespan,
+        exception_handlers=EXCEPTION_HANDLERS,
+    )
+    # Orma's own paths answer 405 to other methods instead of falling through upstream.
+    app.state.owned_paths = frozenset(route.path for route in routes if "{" not in route.path)
+    return app

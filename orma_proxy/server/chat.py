@@ -7,12 +7,14 @@ they arrive), and the new turns are recorded after the reply, in the background.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import logging
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, TypeVar
 
 import anyio
 import httpx
@@ -39,6 +41,11 @@ from orma_proxy.server.upstream import Upstream
 from webui_passthrough import relay_response, response_headers
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+# nginx's status for "client closed the request"; nobody reads it, logs do.
+CLIENT_CLOSED_REQUEST = 499
 
 # Conversation messages (from the end) whose text is left out of the block.
 _EXCLUDE_RECENT_MESSAGES = 8
@@ -114,7 +121,6 @@ async def handle_chat(request: Request, flavor: Flavor) -> Response:
         headers=upstream.headers(request.headers, replace_auth=guard.enabled, identity=True),
         content=content,
     )
-    reply = await upstream.client.send(outgoing, stream=True)
     capture = ReplyCapture(flavor)
     turns = new_turns(messages, config.tool_output_max_chars) if with_memory and messages else []
     recorder: Recorder = state.recorder
@@ -123,12 +129,19 @@ async def handle_chat(request: Request, flavor: Flavor) -> Response:
         if with_memory:
             recorder.record(space, turns, capture.reply(), partial=partial, model=body.get("model"))
 
+    reply = await until_disconnect(request, upstream.client.send(outgoing, stream=True))
+    if reply is None:
+        finish(True)
+        return Response(status_code=CLIENT_CLOSED_REQUEST)
     streaming = body.get("stream", flavor == "ollama") is True
     if reply.status_code >= 400 or not streaming:
         try:
-            data = await reply.aread()
+            data = await until_disconnect(request, reply.aread())
         finally:
             await reply.aclose()
+        if data is None:
+            finish(True)
+            return Response(status_code=CLIENT_CLOSED_REQUEST)
         if reply.status_code < 400:
             capture.whole(data)
             finish(False)
@@ -142,6 +155,32 @@ async def handle_chat(request: Request, flavor: Flavor) -> Response:
         ]
         return response
     return relay_response(reply, relay(reply, capture, flavor, finish), extra)
+
+
+async def until_disconnect(request: Request, work: Awaitable[T]) -> T | None:
+    """``await work``, unless the client goes away first: then cancel it, return None.
+
+    Before the response starts nothing else watches the client, so a slow upstream
+    would otherwise keep working (and holding a connection) for nobody.
+    """
+    task = asyncio.ensure_future(work)
+    watcher = asyncio.ensure_future(_disconnected(request))
+    try:
+        await asyncio.wait({task, watcher}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        watcher.cancel()
+    if task.done():
+        return task.result()
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+    log.info("the client went away before the upstream answered; request cancelled")
+    return None
+
+
+async def _disconnected(request: Request) -> None:
+    while (await request.receive())["type"] != "http.disconnect":
+        pass
 
 
 async def relay(

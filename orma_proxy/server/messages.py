@@ -94,8 +94,8 @@ def new_turns(messages: list[Message], tool_max_chars: int) -> list[Turn]:
             start = index + 1
     turns = []
     for message in messages[start:]:
-        role, text = message.get("role"), text_of(message.get("content")).strip()
-        if not text or role not in ("user", "tool"):
+        role, text = message.get("role"), text_of(message.get("content"))
+        if not text.strip() or role not in ("user", "tool"):
             continue
         if role == "tool" and len(text) > tool_max_chars:
             text = text[:tool_max_chars] + f" [... {len(text) - tool_max_chars} chars cut]"

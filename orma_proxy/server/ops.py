@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import httpx
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
@@ -45,11 +46,18 @@ async def last_block(request: Request) -> Response:
     return JSONResponse({"space": space, "block": block, "found": block is not None})
 
 
+async def not_found(request: Request) -> Response:
+    """Orma's own namespace never falls through to the upstream."""
+    raise HTTPException(404, f"no Orma endpoint {request.method} {request.url.path}")
+
+
 async def passthrough(request: Request) -> Response:
     """Anything Orma doesn't own goes to the upstream unchanged (web UI, models, ...)."""
     state = request.app.state
     guard: Guard = state.guard
     path = request.url.path
+    if path in request.app.state.owned_paths:
+        raise HTTPException(405, f"{request.method} is not allowed on {path}")
     is_api = path.startswith(API_PREFIXES) or request.method not in ("GET", "HEAD")
     if guard.enabled and is_api:
         guard.authenticate(request.headers)

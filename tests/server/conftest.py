@@ -12,7 +12,7 @@ from orma_proxy import OrmaConfig
 from orma_proxy.embed.onnx import OnnxEmbedder
 from orma_proxy.server import create_app
 from tests.server.scripted_upstream import Recorded, Script, build_upstream
-from tests.server.serving import serve
+from tests.server.serving import Served, serve
 
 
 @dataclass
@@ -20,6 +20,7 @@ class Upstream:
     url: str
     script: Script
     recorded: Recorded
+    served: Served
 
 
 @dataclass
@@ -32,8 +33,8 @@ class Proxy:
 @pytest.fixture
 def upstream() -> Iterator[Upstream]:
     script, recorded = Script(), Recorded()
-    with serve(build_upstream(script, recorded)) as url:
-        yield Upstream(url, script, recorded)
+    with serve(build_upstream(script, recorded)) as served:
+        yield Upstream(served.url, script, recorded, served)
 
 
 @pytest.fixture
@@ -44,8 +45,6 @@ def proxy_config(tmp_path: Path, upstream: Upstream) -> OrmaConfig:
 
 
 @pytest.fixture
-def proxy(
-    proxy_config: OrmaConfig, upstream: Upstream, embedder: OnnxEmbedder
-) -> Iterator[Proxy]:
-    with serve(create_app(proxy_config, embedder=embedder)) as url:
-        yield Proxy(url, proxy_config, upstream)
+def proxy(proxy_config: OrmaConfig, upstream: Upstream, embedder: OnnxEmbedder) -> Iterator[Proxy]:
+    with serve(create_app(proxy_config, embedder=embedder)) as served:
+        yield Proxy(served.url, proxy_config, upstream)

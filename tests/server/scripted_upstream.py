@@ -87,6 +87,7 @@ def build_upstream(script: Script, recorded: Recorded) -> Starlette:
         if script.fail_status:
             return JSONResponse({"error": {"message": "scripted failure"}}, script.fail_status)
         if not body.get("stream"):
+            await asyncio.sleep(script.delay * len(script.chunks))
             return JSONResponse(
                 {
                     "id": "chatcmpl-test",

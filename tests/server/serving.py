@@ -7,6 +7,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 
 import uvicorn
 from starlette.types import ASGIApp
@@ -18,9 +19,19 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+@dataclass
+class Served:
+    url: str
+    server: uvicorn.Server
+
+    def open_connections(self) -> int:
+        """Client connections this server holds open right now."""
+        return len(self.server.server_state.connections)
+
+
 @contextmanager
-def serve(app: ASGIApp, *, startup_timeout: float = 30.0) -> Iterator[str]:
-    """Serve ``app`` on 127.0.0.1 in a thread; yields its base URL, stops it afterwards."""
+def serve(app: ASGIApp, *, startup_timeout: float = 30.0) -> Iterator[Served]:
+    """Serve ``app`` on 127.0.0.1 in a thread; yields its URL and server, stops it after."""
     config = uvicorn.Config(
         app, host="127.0.0.1", port=free_port(), log_level="warning", ws="none", lifespan="on"
     )
@@ -35,7 +46,7 @@ def serve(app: ASGIApp, *, startup_timeout: float = 30.0) -> Iterator[str]:
             raise TimeoutError("the test server did not start in time")
         time.sleep(0.01)
     try:
-        yield f"http://127.0.0.1:{config.port}"
+        yield Served(f"http://127.0.0.1:{config.port}", server)
     finally:
         server.should_exit = True
         thread.join(timeout=30)

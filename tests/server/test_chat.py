@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
-from orma_proxy import AsyncMemory, Memory
+from orma_proxy import AsyncMemory, Memory, OrmaConfig
 from orma_proxy.embed.onnx import OnnxEmbedder
 from orma_proxy.server.messages import WEBUI_TASK_PREFIX
 from tests.server.conftest import Proxy
@@ -22,9 +22,11 @@ def seed(proxy: Proxy, embedder: OnnxEmbedder, text: str, space: str = "default"
         mem.add(text, space=space)
 
 
-def episodes(proxy: Proxy, embedder: OnnxEmbedder, space: str = "default") -> list[Any]:
+def episodes(config: OrmaConfig, embedder: OnnxEmbedder, space: str = "default") -> list[Any]:
+    """(role, text, metadata) of every episode of ``space``, read through a fresh connection."""
+
     async def read() -> list[Any]:
-        async with AsyncMemory(config=proxy.config, embedder=embedder) as mem:
+        async with AsyncMemory(config=config, embedder=embedder) as mem:
             cursor = await mem._opened().reader.execute(
                 "SELECT role, text, metadata FROM episodes WHERE space = ? ORDER BY id", (space,)
             )
@@ -34,11 +36,16 @@ def episodes(proxy: Proxy, embedder: OnnxEmbedder, space: str = "default") -> li
 
 
 def wait_for_episodes(
-    proxy: Proxy, embedder: OnnxEmbedder, count: int, space: str = "default"
+    config: OrmaConfig,
+    embedder: OnnxEmbedder,
+    count: int,
+    space: str = "default",
+    timeout: float = 10.0,
 ) -> list[Any]:
-    deadline = time.monotonic() + 10
+    """The episodes once at least ``count`` exist (recording runs in the background)."""
+    deadline = time.monotonic() + timeout
     while True:
-        rows = episodes(proxy, embedder, space)
+        rows = episodes(config, embedder, space)
         if len(rows) >= count or time.monotonic() > deadline:
             return rows
         time.sleep(0.05)
@@ -169,7 +176,7 @@ def test_turn_is_recorded_once_without_history_block_or_system_prompt(
         f"{proxy.url}/v1/chat/completions",
         json={"model": "m", "stream": True, "messages": first},
     )
-    rows = wait_for_episodes(proxy, embedder, 2)
+    rows = wait_for_episodes(proxy.config, embedder, 2)
     assert [(r[0], r[1]) for r in rows] == [
         ("user", "I'm Sahil and I live in Pune."),
         ("assistant", "Nice to meet you, Sahil."),
@@ -181,7 +188,7 @@ def test_turn_is_recorded_once_without_history_block_or_system_prompt(
         {"role": "user", "content": "I work at Zerodha."},
     ]
     httpx.post(f"{proxy.url}/v1/chat/completions", json={"model": "m", "messages": second})
-    rows = wait_for_episodes(proxy, embedder, 4)
+    rows = wait_for_episodes(proxy.config, embedder, 4)
     texts = [r[1] for r in rows]
     assert texts.count("I'm Sahil and I live in Pune.") == 1
     assert texts[2:] == ["I work at Zerodha.", "Nice to meet you, Sahil."]
@@ -201,7 +208,7 @@ def test_tool_calls_and_capped_tool_results_are_recorded(
         {"role": "tool", "tool_call_id": "1", "content": "sunny " * 2000},
     ]
     httpx.post(f"{proxy.url}/v1/chat/completions", json={"model": "m", "messages": messages})
-    rows = wait_for_episodes(proxy, embedder, 2)
+    rows = wait_for_episodes(proxy.config, embedder, 2)
     assert rows[0][0] == "tool"
     assert len(rows[0][1]) < proxy.config.tool_output_max_chars + 100
     assert rows[0][1].endswith("chars cut]")
@@ -220,7 +227,7 @@ def test_webui_task_requests_get_no_memory_and_are_not_recorded(
     assert response.headers["x-orma-recall"] == "skipped"
     assert last_upstream_body(proxy)["messages"] == [{"role": "user", "content": task}]
     time.sleep(0.3)
-    assert len(episodes(proxy, embedder)) == 1
+    assert len(episodes(proxy.config, embedder)) == 1
 
 
 @pytest.mark.parametrize(
@@ -304,5 +311,5 @@ def test_ollama_native_chat_gets_memory_and_ndjson_streams(
     assert lines[-1]["done"] is True
     sent = last_upstream_body(proxy)["messages"]
     assert sent[0]["role"] == "system" and "Dr. Rao" in sent[0]["content"]
-    rows = wait_for_episodes(proxy, embedder, 3)
+    rows = wait_for_episodes(proxy.config, embedder, 3)
     assert rows[-1][:2] == ("assistant", "Dr. Rao")
