@@ -14,16 +14,18 @@ from rich.logging import RichHandler
 from typer.core import TyperGroup
 
 from orma_proxy import __version__
-from orma_proxy.cli import memory_cmds
+from orma_proxy.cli import memory_cmds, serve_cmds
 from orma_proxy.cli.common import exit_code, report_error, state
 from orma_proxy.errors import OrmaError
+
+log = logging.getLogger(__name__)
 
 
 class OrmaGroup(TyperGroup):
     """Turns every ``OrmaError`` or ``ValueError`` raised by a command into one red line.
 
-    User mistakes (exit 2) and environment problems (exit 1) never show a
-    traceback; anything else is a bug and keeps its traceback.
+    User mistakes (exit 2) and environment problems (exit 1) show their
+    traceback only with -v; anything else is a bug and always keeps it.
     """
 
     # Typer types this with the Context of its private vendored click; ours is its subclass.
@@ -31,6 +33,7 @@ class OrmaGroup(TyperGroup):
         try:
             return super().invoke(ctx)
         except (OrmaError, ValueError) as exc:
+            log.debug("details of the error below", exc_info=exc)
             report_error(state(ctx).err, exc)
             raise typer.Exit(exit_code(exc)) from None
 
@@ -43,6 +46,7 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 app.add_typer(memory_cmds.app)
+app.add_typer(serve_cmds.app)
 
 
 def _setup_logging(ctx: typer.Context, verbose: bool) -> None:

@@ -108,6 +108,13 @@ def test_reading_a_missing_database_is_one_line_exit_1(orma: Orma, db: Path) -> 
     assert not db.exists()
 
 
+def test_verbose_shows_the_traceback_of_an_expected_error(orma: Orma, db: Path) -> None:
+    result = orma("-v", "stats", "--db", db)
+    assert result.exit_code == 1
+    assert "Traceback" in result.stderr and "StoreError" in result.stderr
+    assert result.stderr.endswith("store something first with `orma add`\n")
+
+
 def test_a_foreign_file_is_refused_without_traceback(orma: Orma, tmp_path: Path) -> None:
     foreign = tmp_path / "notes.db"
     foreign.write_text("not a database at all\n" * 200, encoding="utf-8")
