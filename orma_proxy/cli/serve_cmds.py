@@ -1,0 +1,196 @@
+"""``orma proxy`` and ``orma up``: serve the memory proxy with uvicorn."""
+
+from __future__ import annotations
+
+import ipaddress
+import threading
+import time
+import webbrowser
+from pathlib import Path
+from typing import Annotated
+
+import typer
+import uvicorn
+
+from orma_proxy.cli.common import DbOption, say, state
+from orma_proxy.config import OrmaConfig
+from orma_proxy.errors import ConfigError
+from orma_proxy.server import create_app
+from orma_proxy.server.auth import load_keys_file, parse_keys
+
+app = typer.Typer()
+
+# How long `orma up` waits for the server before giving up on opening the browser.
+BROWSER_WAIT_SECONDS = 30.0
+
+UpstreamOption = Annotated[
+    str,
+    typer.Option(
+        "--upstream",
+        "-u",
+        envvar="ORMA_UPSTREAM",
+        help="OpenAI-compatible upstream (Ollama, llama-server, vLLM).",
+    ),
+]
+ModelOption = Annotated[
+    str | None,
+    typer.Option("--model", "-m", envvar="ORMA_MODEL", help="Upstream model used by sleep."),
+]
+HostOption = Annotated[str, typer.Option("--host", envvar="ORMA_HOST", help="Address to bind.")]
+PortOption = Annotated[int, typer.Option("--port", "-p", envvar="ORMA_PORT", help="Port.")]
+KeysOption = Annotated[
+    str | None,
+    typer.Option(
+        "--api-keys",
+        envvar="ORMA_API_KEYS",
+        help="Client keys and their spaces: 'key1=alice,bob;key2=*'.",
+        show_default=False,
+    ),
+]
+KeysFileOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--api-keys-file",
+        envvar="ORMA_API_KEYS_FILE",
+        help="File with one 'key=space,space' per line.",
+        dir_okay=False,
+        show_default=False,
+    ),
+]
+UpstreamKeyOption = Annotated[
+    str | None,
+    typer.Option(
+        "--upstream-api-key",
+        envvar="ORMA_UPSTREAM_API_KEY",
+        help="Key sent to the upstream (never logged).",
+        show_default=False,
+    ),
+]
+InsecureOption = Annotated[
+    bool,
+    typer.Option("--insecure", help="Allow binding a public address without API keys."),
+]
+
+
+def proxy_config(
+    *,
+    upstream: str,
+    model: str | None,
+    host: str,
+    port: int,
+    db: Path | None,
+    api_keys: str | None,
+    api_keys_file: Path | None,
+    upstream_api_key: str | None,
+    insecure: bool,
+) -> OrmaConfig:
+    """The server's configuration; refuses a public bind that nothing protects."""
+    keys = parse_keys(api_keys or "")
+    if api_keys_file is not None:
+        keys.update(load_keys_file(api_keys_file))
+    config = OrmaConfig(
+        upstream=upstream,
+        model=model,
+        host=host,
+        port=port,
+        api_keys=keys,
+        upstream_api_key=upstream_api_key,
+        insecure=insecure,
+    )
+    if db is not None:
+        config.db_path = db
+    if not _is_loopback(host) and not keys and not insecure:
+        raise ConfigError(
+            f"refusing to serve memories on {host} without API keys: set ORMA_API_KEYS "
+            "(or --api-keys-file), or pass --insecure if this network is yours alone"
+        )
+    return config
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def serve(ctx: typer.Context, config: OrmaConfig, *, open_browser: bool) -> None:
+    """Run the proxy until Ctrl-C; optionally open the browser once it listens."""
+    server = uvicorn.Server(
+        uvicorn.Config(
+            create_app(config, embedder=state(ctx).embedder),
+            host=config.host,
+            port=config.port,
+            log_level="info",
+            ws="none",
+            server_header=False,
+            timeout_graceful_shutdown=5,
+        )
+    )
+    shown_host = "127.0.0.1" if config.host in ("0.0.0.0", "::") else config.host
+    url = f"http://{shown_host}:{config.port}"
+    say(state(ctx).err, f"Orma proxy on {url}/v1 -> upstream {config.upstream}")
+    if open_browser:
+        threading.Thread(target=_open_when_up, args=(server, f"{url}/#/"), daemon=True).start()
+    server.run()
+
+
+def _open_when_up(server: uvicorn.Server, url: str) -> None:
+    deadline = time.monotonic() + BROWSER_WAIT_SECONDS
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.1)
+    if server.started:
+        webbrowser.open(url)
+
+
+@app.command(rich_help_panel="Serve")
+def proxy(
+    ctx: typer.Context,
+    upstream: UpstreamOption = "http://127.0.0.1:11434/v1",
+    model: ModelOption = None,
+    host: HostOption = "127.0.0.1",
+    port: PortOption = 8080,
+    db: DbOption = None,
+    api_keys: KeysOption = None,
+    api_keys_file: KeysFileOption = None,
+    upstream_api_key: UpstreamKeyOption = None,
+    insecure: InsecureOption = False,
+) -> None:
+    """Serve the memory proxy: point any OpenAI client at http://HOST:PORT/v1.
+
+    Example: orma proxy --upstream http://127.0.0.1:11434/v1 --model llama3.2:3b
+    """
+    config = proxy_config(
+        upstream=upstream, model=model, host=host, port=port, db=db, api_keys=api_keys,
+        api_keys_file=api_keys_file, upstream_api_key=upstream_api_key, insecure=insecure,
+    )  # fmt: skip
+    serve(ctx, config, open_browser=False)
+
+
+@app.command(rich_help_panel="Serve")
+def up(
+    ctx: typer.Context,
+    upstream: UpstreamOption = "http://127.0.0.1:11434/v1",
+    model: ModelOption = None,
+    host: HostOption = "127.0.0.1",
+    port: PortOption = 8080,
+    db: DbOption = None,
+    api_keys: KeysOption = None,
+    api_keys_file: KeysFileOption = None,
+    upstream_api_key: UpstreamKeyOption = None,
+    insecure: InsecureOption = False,
+    browser: Annotated[
+        bool, typer.Option("--browser/--no-browser", help="Open the web UI when ready.")
+    ] = True,
+) -> None:
+    """Serve the proxy and open the upstream's web UI through it (llama-server's UI).
+
+    Example: orma up --upstream http://127.0.0.1:9931 --model Qwen2.5-3B
+    """
+    config = proxy_config(
+        upstream=upstream, model=model, host=host, port=port, db=db, api_keys=api_keys,
+        api_keys_file=api_keys_file, upstream_api_key=upstream_api_key, insecure=insecure,
+    )  # fmt: skip
+    serve(ctx, config, open_browser=browser)
