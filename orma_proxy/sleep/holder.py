@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 USER = "user"
+_USER_WORDS = frozenset({"", USER, "i", "me", "myself", "the user"})
 
 RELATIONS = (
     "sister|brother|mother|mom|mum|father|dad|wife|husband|partner|son|daughter|friend|"
@@ -40,7 +41,11 @@ _IMPERATIVE = re.compile(
     r"^(?:please\s+)?(?:never|don't|do not|dont|always|avoid|stop|no more|make sure)\b", re.I
 )
 _PRONOUN = re.compile(r"^(?:she|he|they|her|his|their|them|she's|he's|they're)\b", re.I)
-_NAMED_SUBJECT = re.compile(r"^(?P<name>(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?[A-Z][\w'-]+)")
+# A capitalised first word is a name only when a verb follows ("Asha lives", "Ravi moved").
+_NAMED_SUBJECT = re.compile(
+    r"^(?P<name>(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?[A-Z][\w'-]+)(?:'s\b|\s+(?:is|was|are|were|"
+    r"has|had|does|did|will|can|\w+s|\w+ed)\b)"
+)
 _NAME = re.compile(r"(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?\b[A-Z][a-z][\w'-]*")
 _CLAUSE_SPLIT = re.compile(r"[,;:]\s*|\s+\b(?:and|but|while|whereas|because)\b\s+", re.I)
 # Capitalised words that are not names.
@@ -80,17 +85,20 @@ def names_in(text: str) -> list[str]:
     return found
 
 
-def clause_with(line: str, value: str) -> tuple[str, str]:
-    """The clause of ``line`` that holds ``value``, and the text before it."""
+def clauses_with(line: str, value: str) -> list[tuple[str, str]]:
+    """Each clause of ``line`` that holds ``value``, with the text before it."""
     lowered, needle = line.lower(), value.lower().strip()
+    found: list[tuple[str, str]] = []
     at = lowered.find(needle) if needle else -1
-    if at < 0:
-        return line, ""
-    start = 0
-    for m in _CLAUSE_SPLIT.finditer(line):
-        if m.end() <= at:
-            start = m.end()
-    return line[start:], line[:start]
+    while at >= 0:
+        start = 0
+        for m in _CLAUSE_SPLIT.finditer(line):
+            if m.end() <= at:
+                start = m.end()
+        if (line[start:], line[:start]) not in found:
+            found.append((line[start:], line[:start]))
+        at = lowered.find(needle, at + 1)
+    return found or [(line, "")]
 
 
 def _antecedent(before: str, preceding: Sequence[str]) -> str | None:
@@ -115,14 +123,26 @@ def resolve_holder(
     ``claimed`` is the model's ``about``; ``preceding`` are earlier lines, oldest
     first; ``user_name`` maps the user's own name back to the user.
     """
-    holder = _decide(line, value, claimed.strip(), preceding)
-    if isinstance(holder, Holder) and user_name and holder.name.lower() == user_name.lower():
+    claimed = claimed.strip()
+    if user_name and claimed.lower() == user_name.lower():
+        claimed = USER
+    wanted = USER if claimed.lower() in _USER_WORDS else claimed.lower()
+    decisions = [
+        _decide(line, clause, before, value, claimed, preceding)
+        for clause, before in clauses_with(line, value)
+    ]
+    holders = [d for d in decisions if isinstance(d, Holder)]
+    if not holders:
+        return decisions[0]
+    holder = next((h for h in holders if h.name.lower() == wanted), holders[0])
+    if user_name and holder.name.lower() == user_name.lower():
         return Holder(USER, holder.how + " (the user's own name)")
     return holder
 
 
-def _decide(line: str, value: str, claimed: str, preceding: Sequence[str]) -> Holder | str:
-    clause, before = clause_with(line, value)
+def _decide(
+    line: str, clause: str, before: str, value: str, claimed: str, preceding: Sequence[str]
+) -> Holder | str:
     subject = _LEAD.sub("", clause.strip())
     relation = _RELATION_SUBJECT.match(subject)
     if relation:
@@ -157,7 +177,7 @@ def _decide(line: str, value: str, claimed: str, preceding: Sequence[str]) -> Ho
 
 def _fallback(line: str, value: str, claimed: str, preceding: Sequence[str]) -> Holder | str:
     """No clear subject ("Dentist: Dr. Rao"): believe the model only where the text agrees."""
-    if claimed.lower() in ("", USER, "i", "me", "myself", "the user"):
+    if claimed.lower() in _USER_WORDS:
         others = [n for n in names_in(_LABEL.sub("", line)) if n.lower() not in value.lower()]
         if _FIRST_PERSON_ANYWHERE.search(line) or not others:
             return Holder(USER, "the user's own line")
@@ -178,9 +198,7 @@ def resolve_people(
     for raw in who:
         person = raw.strip()
         lowered = person.lower()
-        if lowered in (USER, "i", "me", "myself", "the user") or (
-            user_name and lowered == user_name.lower()
-        ):
+        if lowered in _USER_WORDS or (user_name and lowered == user_name.lower()):
             resolved: str | None = USER
         elif _PRONOUN.match(person):
             resolved = _antecedent(line, preceding)

@@ -33,6 +33,7 @@ _WORD = re.compile(r"[\w']+")
 _EXTRA_STOPWORDS = frozenset({"am", "i'm", "im", "i've", "i'd", "i'll", "not", "no"})
 _SUFFIXES = ("'s", "ing", "ed", "es", "s")
 _MIN_STEM = 3
+_MAX_RAW_ATTRIBUTE = 64  # longer "attribute names" are sentences, not slots
 _CAPITALISED = re.compile(r"\b[A-Z][\w'-]*")
 _CONDITION_LEAD = re.compile(
     r"^\s*(?:when(?:ever)?|if|unless|during|in case of|while)\s+(?P<cond>[^,;]+)[,;]\s*", re.I
@@ -181,6 +182,9 @@ class Verifier:
         value = normalise_value(state.value)
         if not value or (not state.attribute.strip() and not state.prohibited):
             result.rejections.append(_reject(state, line, "empty attribute or value"))
+            return None
+        if len(state.attribute) > _MAX_RAW_ATTRIBUTE:
+            result.rejections.append(_reject(state, line, "attribute is not a name"))
             return None
         name = unsaid_name(value, line.text)
         if name is not None:

@@ -1,0 +1,36 @@
+"""Fixtures for sleep tests: a memory whose upstream is the scripted LLM, a fixed timezone."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import httpx
+import pytest
+
+from orma_proxy import AsyncMemory, OrmaConfig
+from orma_proxy.embed.onnx import OnnxEmbedder
+from tests.sleep.scripted import BASE, ScriptedLLM
+
+ZONE = "Asia/Kolkata"
+
+
+@pytest.fixture
+def sleep_config(config: OrmaConfig) -> OrmaConfig:
+    return config.model_copy(update={"upstream": BASE, "timezone": ZONE, "sleep_max_attempts": 2})
+
+
+@pytest.fixture
+async def smem(sleep_config: OrmaConfig, embedder: OnnxEmbedder) -> AsyncIterator[AsyncMemory]:
+    async with AsyncMemory(config=sleep_config, embedder=embedder) as mem:
+        yield mem
+
+
+@pytest.fixture
+def llm() -> ScriptedLLM:
+    return ScriptedLLM()
+
+
+@pytest.fixture
+async def http(llm: ScriptedLLM) -> AsyncIterator[httpx.AsyncClient]:
+    async with llm.client() as client:
+        yield client
