@@ -36,6 +36,7 @@ class ScriptedLLM:
     delay: float = 0.0  # seconds each chat answer takes
     requests: list[dict[str, Any]] = field(default_factory=list)
     paths: list[str] = field(default_factory=list)
+    received: asyncio.Event = field(default_factory=asyncio.Event)  # set by each chat request
 
     async def handle(self, request: httpx.Request) -> httpx.Response:
         self.paths.append(f"{request.method} {request.url.path}")
@@ -45,6 +46,7 @@ class ScriptedLLM:
             return httpx.Response(200, json={"models": [{"name": "scripted:1b"}]})
         body = json.loads(request.content)
         self.requests.append(body)
+        self.received.set()
         kind = body.get("response_format", {}).get("type")
         if self.refuse_json_schema and kind == "json_schema":
             return httpx.Response(400, json={"error": "response_format json_schema unsupported"})
