@@ -68,7 +68,9 @@ UpstreamKeyOption = Annotated[
 ]
 InsecureOption = Annotated[
     bool,
-    typer.Option("--insecure", help="Allow binding a public address without API keys."),
+    typer.Option(
+        "--insecure", envvar="ORMA_INSECURE", help="Allow a public bind without API keys."
+    ),
 ]
 
 

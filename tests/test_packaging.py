@@ -1,0 +1,50 @@
+"""The set-up the README promises: one test command shared with CI and Docker, and a
+wheel that carries everything the package reads at run time."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def readme_commands() -> list[str]:
+    text = (ROOT / "README.md").read_text("utf-8")
+    section = text.split("## Set-up", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```bash\n(.+?)\n```", section)
+
+
+def test_readme_has_exactly_two_setup_commands_and_ci_runs_the_test_one() -> None:
+    commands = readme_commands()
+    assert len(commands) == 2
+    run, test = commands
+    assert "pytest" in test and "pytest" not in run
+    ci = (ROOT / ".ci" / "run").read_text("utf-8")
+    assert test in ci.splitlines()
+
+
+def test_dockerfile_installs_like_ci() -> None:
+    dockerfile = (ROOT / "Dockerfile").read_text("utf-8")
+    (docker_install,) = re.findall(r"^RUN (pip install .+)$", dockerfile, re.MULTILINE)
+    test_command = readme_commands()[1]
+    assert docker_install.replace("pip install -e .", 'pip install -e ".[dev]"') in test_command
+    assert "HEALTHCHECK" in dockerfile and "/health" in dockerfile
+    assert re.search(r"^USER (?!root)\w+", dockerfile, re.MULTILINE)
+
+
+def test_wheel_carries_migrations_and_every_package(tmp_path: Path) -> None:
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-w",
+         str(tmp_path), str(ROOT)],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    (wheel,) = tmp_path.glob("orma_proxy-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    migrations = sorted(p.name for p in (ROOT / "migrations").glob("*.sql"))
+    assert migrations and all(f"orma_proxy/migrations/{m}" in names for m in migrations)
+    for module in ("orma/__init__.py", "orma_proxy/__init__.py", "webui_passthrough/proxy.py"):
+        assert module in names
