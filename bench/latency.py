@@ -10,7 +10,7 @@ the real default embedder (offline: MiniLM int8), then:
   one query at a time (a chat turn waits for it), with the cost of each stage
   timed on its own (query embedding, BM25, vector k-NN, fetch);
 - recall@10: how much of the exact top-10 (brute-force cosine over every float
-  vector of the space) the binary-quantised + re-rank k-NN finds;
+  vector of the space) the binary-quantised + re-rank k-NN ranks in its top 10;
 - add: durable ``add()`` on the built store, one at a time with the indexer
   idle in between (a user's next note comes seconds later), under
   ``synchronous=FULL`` (the default) and ``NORMAL`` for comparison.
@@ -46,7 +46,7 @@ from orma_proxy.recall.fts import bm25_search
 from orma_proxy.recall.search import rrf_fuse
 from orma_proxy.store.connect import open_async, open_sync
 from orma_proxy.store.database import Database
-from orma_proxy.store.episodes import NewEpisode, fetch_sentences, insert_episode, space_tag
+from orma_proxy.store.episodes import NewEpisode, fetch_sentences, insert_episode
 from orma_proxy.store.vectors import nearest
 from orma_proxy.text.segment import split_sentences
 
@@ -186,7 +186,7 @@ async def stage_times(
     start = time.perf_counter()
     vector = (await asyncio.to_thread(embed_queries, embedder, [query]))[0]
     embedded = time.perf_counter()
-    lexical = await bm25_search(reader, query, space_tag(SPACE), config.search_k)
+    lexical = await bm25_search(reader, query, SPACE, config.search_k)
     lexed = time.perf_counter()
     semantic = await nearest(
         reader,
@@ -233,7 +233,12 @@ def exact_neighbours(path: Path, config: OrmaConfig, queries: Vectors, k: int) -
 
 
 async def measure_recall(mem: AsyncMemory, queries: list[str]) -> float:
-    """Share of the exact top-10 that the binary-quantised + re-rank k-NN returns."""
+    """Share of the exact top-10 in the top 10 of the binary-quantised + re-rank k-NN.
+
+    The k-NN runs as the search runs it (``search_k`` hits from ``search_k *
+    vector_oversample`` candidates); the noise floor is off, as it is a filter on
+    purpose, not an approximation.
+    """
     vectors = await asyncio.to_thread(embed_queries, mem.embedder, queries)
     truth = await asyncio.to_thread(exact_neighbours, mem.path, mem.config, vectors, RECALL_K)
     found = 0
@@ -244,11 +249,11 @@ async def measure_recall(mem: AsyncMemory, queries: list[str]) -> float:
                 reader,
                 vector,
                 SPACE,
-                k=RECALL_K,
+                k=mem.config.search_k,
                 oversample=mem.config.vector_oversample,
                 use_floor=False,
             )
-            found += len(exact & {sid for sid, _ in approx})
+            found += len(exact & {sid for sid, _ in approx[:RECALL_K]})
     finally:
         await reader.close()
     return found / (RECALL_K * len(truth))
@@ -364,12 +369,12 @@ def load_average() -> float:
     return os.getloadavg()[0]
 
 
-async def run(sizes: list[int], query_count: int, adds: int) -> Report:
+async def run(sizes: list[int], query_count: int, adds: int, where: Path | None) -> Report:
     embedder = await asyncio.to_thread(load_embedder, OrmaConfig())
     queries = corpus.queries(query_count)
     load_before = load_average()
     results = []
-    with tempfile.TemporaryDirectory(prefix="orma-bench-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="orma-bench-", dir=where) as tmp:
         for size in sizes:
             print(f"measuring {size:,} notes...", file=sys.stderr, flush=True)
             results.append(await measure_size(size, embedder, queries, adds, Path(tmp)))
@@ -394,6 +399,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--queries", type=int, default=DEFAULT_QUERIES)
     parser.add_argument("--adds", type=int, default=DEFAULT_ADDS)
+    parser.add_argument(
+        "--dir",
+        type=Path,
+        default=None,
+        help="build the stores under this folder (default: the system's temp folder); "
+        "fsync cost depends on its disk, so put it where ~/.orma would live",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON instead of Markdown")
     return parser.parse_args(argv)
 
@@ -401,7 +413,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
-    report = asyncio.run(run(sizes, args.queries, args.adds))
+    report = asyncio.run(run(sizes, args.queries, args.adds, args.dir))
     print(json.dumps(asdict(report), indent=2) if args.json else render(report))
 
 

@@ -103,6 +103,33 @@ async def store_vectors(
     return len(params)
 
 
+# The ``:k`` sentences of ``:space`` nearest to the float32 blob ``:q``: a Hamming
+# k-NN over the bit vectors for ``:kc`` candidates, re-ranked by exact cosine on
+# the float copies, hits under the space's noise floor dropped if ``:use_floor``.
+NEAREST_SQL = (
+    f"WITH coarse AS (SELECT sentence_id FROM {VEC_TABLE} "
+    "WHERE embedding MATCH vec_quantize_binary(:q) AND k = :kc AND space = :space), "
+    "scored AS (SELECT v.sentence_id, 1.0 - vec_distance_cosine(v.embedding, :q) AS sim "
+    "FROM coarse JOIN sentence_vectors v USING (sentence_id)) "
+    "SELECT sentence_id AS id, sim AS score FROM scored WHERE NOT :use_floor OR sim >= "
+    "coalesce((SELECT noise_floor FROM space_stats WHERE space = :space), -1.0) "
+    "ORDER BY sim DESC LIMIT :k"
+)
+
+
+def nearest_params(
+    query: Vectors, space: str, *, k: int, oversample: int, use_floor: bool
+) -> dict[str, object]:
+    """The named parameters of ``NEAREST_SQL``."""
+    return {
+        "q": np.ascontiguousarray(query, dtype=np.float32).tobytes(),
+        "kc": k * oversample,
+        "space": space,
+        "k": k,
+        "use_floor": use_floor,
+    }
+
+
 async def nearest(
     conn: aiosqlite.Connection,
     query: Vectors,
@@ -117,20 +144,6 @@ async def nearest(
     With ``use_floor``, hits under the space's noise floor are left out: they are
     no more similar than two random sentences of that space.
     """
-    cursor = await conn.execute(
-        f"WITH coarse AS (SELECT sentence_id FROM {VEC_TABLE} "
-        "WHERE embedding MATCH vec_quantize_binary(:q) AND k = :kc AND space = :space), "
-        "scored AS (SELECT v.sentence_id, 1.0 - vec_distance_cosine(v.embedding, :q) AS sim "
-        "FROM coarse JOIN sentence_vectors v USING (sentence_id)) "
-        "SELECT sentence_id, sim FROM scored WHERE NOT :use_floor OR sim >= coalesce("
-        "(SELECT noise_floor FROM space_stats WHERE space = :space), -1.0) "
-        "ORDER BY sim DESC LIMIT :k",
-        {
-            "q": query.astype(np.float32).tobytes(),
-            "kc": k * oversample,
-            "space": space,
-            "k": k,
-            "use_floor": use_floor,
-        },
-    )
-    return [(int(r[0]), float(r[1])) for r in await cursor.fetchall()]
+    params = nearest_params(query, space, k=k, oversample=oversample, use_floor=use_floor)
+    rows = await conn.execute_fetchall(NEAREST_SQL, params)
+    return [(int(r[0]), float(r[1])) for r in rows]
