@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 
 import httpx
 from starlette.background import BackgroundTask
@@ -69,10 +69,22 @@ def relay_response(
     upstream: httpx.Response,
     body: AsyncIterator[bytes],
     extra_headers: Iterable[tuple[str, str]] = (),
+    on_close: Callable[[], None] | None = None,
 ) -> StreamingResponse:
-    """A response with the upstream's status and headers (repeats kept) and ``body``."""
+    """A response with the upstream's status and headers (repeats kept) and ``body``.
+
+    ``on_close`` runs after the response, also when ``body`` never started (a
+    client gone before the first byte): cleanup that must happen exactly once
+    belongs there as well as in the body's ``finally``.
+    """
+
+    async def close() -> None:
+        await upstream.aclose()
+        if on_close is not None:
+            on_close()
+
     response = StreamingResponse(
-        body, status_code=upstream.status_code, background=BackgroundTask(upstream.aclose)
+        body, status_code=upstream.status_code, background=BackgroundTask(close)
     )
     response.raw_headers = [
         (k.lower().encode("latin-1"), v.encode("latin-1"))

@@ -3,7 +3,8 @@
 Everything is opened in the lifespan and closed after it, nothing at import:
 the memory (SQLite + embedder), one pooled ``httpx.AsyncClient`` for the
 upstream (or the one a caller injects, e.g. a test swapping its transport), the
-recorder's background tasks.
+recorder's background tasks, and sleep consolidation on the same event loop
+(which yields the upstream to chat requests through the gate).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from orma_proxy.server.chat import chat_completions, ollama_chat
 from orma_proxy.server.errors import EXCEPTION_HANDLERS
 from orma_proxy.server.ops import health, last_block, not_found, passthrough
 from orma_proxy.server.upstream import Upstream
+from orma_proxy.sleep import SleepScheduler, UpstreamGate
 
 log = logging.getLogger(__name__)
 
@@ -60,12 +62,18 @@ def create_app(
         app.state.memory = memory
         app.state.guard = Guard(config.api_keys)
         app.state.upstream = Upstream(config, client)
-        app.state.recorder = Recorder(memory)
+        gate = UpstreamGate()
+        scheduler = SleepScheduler(memory.sleeper(http=client, gate=gate), config)
+        app.state.gate = gate
+        app.state.sleep = scheduler
+        app.state.recorder = Recorder(memory, on_recorded=scheduler.notify)
         app.state.last_blocks = OrderedDict()
+        scheduler.start()
         log.info("orma proxy: upstream %s, database %s", app.state.upstream.base, memory.path)
         try:
             yield
         finally:
+            await scheduler.close()
             await app.state.recorder.close()
             if http_client is None:
                 await client.aclose()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from collections.abc import Callable
 from typing import Any, Literal
 
 from orma_proxy.memory.engine import AsyncMemory
@@ -126,8 +127,9 @@ def _json(raw: bytes) -> dict[str, Any] | None:
 class Recorder:
     """Records turns in background tasks; ``close()`` lets the last ones finish."""
 
-    def __init__(self, memory: AsyncMemory) -> None:
+    def __init__(self, memory: AsyncMemory, on_recorded: Callable[[], None] | None = None) -> None:
         self._memory = memory
+        self._on_recorded = on_recorded
         self._tasks: set[asyncio.Task[None]] = set()
 
     def record(
@@ -158,3 +160,6 @@ class Recorder:
                 )
         except Exception as exc:  # memory never breaks chat: log and carry on
             log.warning("recording the turn in space %r failed: %s", space, exc)
+            return
+        if self._on_recorded is not None:
+            self._on_recorded()

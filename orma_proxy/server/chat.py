@@ -38,6 +38,7 @@ from orma_proxy.server.messages import (
     valid_messages,
 )
 from orma_proxy.server.upstream import Upstream
+from orma_proxy.sleep import UpstreamGate
 from webui_passthrough import relay_response, response_headers
 
 log = logging.getLogger(__name__)
@@ -125,11 +126,25 @@ async def handle_chat(request: Request, flavor: Flavor) -> Response:
     turns = new_turns(messages, config.tool_output_max_chars) if with_memory and messages else []
     recorder: Recorder = state.recorder
 
-    def finish(partial: bool) -> None:
-        if with_memory:
+    gate: UpstreamGate = state.gate
+    gate.chat_started()  # sleep leaves the upstream to chat until finish()
+    finished = False
+
+    def finish(partial: bool, *, record: bool = True) -> None:
+        """Once per request, however it ends: free the gate, record what was said."""
+        nonlocal finished
+        if finished:
+            return
+        finished = True
+        gate.chat_finished()
+        if with_memory and record:
             recorder.record(space, turns, capture.reply(), partial=partial, model=body.get("model"))
 
-    reply = await until_disconnect(request, upstream.client.send(outgoing, stream=True))
+    try:
+        reply = await until_disconnect(request, upstream.client.send(outgoing, stream=True))
+    except BaseException:
+        finish(True)
+        raise
     if reply is None:
         finish(True)
         return Response(status_code=CLIENT_CLOSED_REQUEST)
@@ -137,14 +152,18 @@ async def handle_chat(request: Request, flavor: Flavor) -> Response:
     if reply.status_code >= 400 or not streaming:
         try:
             data = await until_disconnect(request, reply.aread())
+        except BaseException:
+            finish(True)
+            raise
         finally:
             await reply.aclose()
+            if reply.status_code >= 400:
+                finish(False, record=False)  # the upstream refused: nothing was said
         if data is None:
             finish(True)
             return Response(status_code=CLIENT_CLOSED_REQUEST)
-        if reply.status_code < 400:
-            capture.whole(data)
-            finish(False)
+        capture.whole(data)
+        finish(False)
         headers = [
             (k, v) for k, v in response_headers(reply.headers) if k.lower() != "content-length"
         ]
@@ -154,7 +173,9 @@ async def handle_chat(request: Request, flavor: Flavor) -> Response:
             (b"content-length", str(len(data)).encode()),
         ]
         return response
-    return relay_response(reply, relay(reply, capture, flavor, finish), extra)
+    return relay_response(
+        reply, relay(reply, capture, flavor, finish), extra, on_close=lambda: finish(True)
+    )
 
 
 async def until_disconnect(request: Request, work: Awaitable[T]) -> T | None:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from starlette.applications import Starlette
 
 from orma_proxy import OrmaConfig
 from orma_proxy.embed.onnx import OnnxEmbedder
@@ -28,6 +29,7 @@ class Proxy:
     url: str
     config: OrmaConfig
     upstream: Upstream
+    app: Starlette
 
 
 @pytest.fixture
@@ -46,5 +48,6 @@ def proxy_config(tmp_path: Path, upstream: Upstream) -> OrmaConfig:
 
 @pytest.fixture
 def proxy(proxy_config: OrmaConfig, upstream: Upstream, embedder: OnnxEmbedder) -> Iterator[Proxy]:
-    with serve(create_app(proxy_config, embedder=embedder)) as served:
-        yield Proxy(served.url, proxy_config, upstream)
+    app = create_app(proxy_config, embedder=embedder)
+    with serve(app) as served:
+        yield Proxy(served.url, proxy_config, upstream, app)

@@ -42,6 +42,7 @@ class Script:
     context_window: int | None = 8192
     fail_status: int | None = None
     break_after: int | None = None  # drop the connection after this many chunks
+    sleep_answer: str = '{"states": [], "events": []}'  # for requests asking for JSON
 
 
 @dataclass
@@ -86,6 +87,9 @@ def build_upstream(script: Script, recorded: Recorded) -> Starlette:
         body = entry["json"]
         if script.fail_status:
             return JSONResponse({"error": {"message": "scripted failure"}}, script.fail_status)
+        if body.get("response_format"):  # sleep consolidation asking for JSON
+            message = {"role": "assistant", "content": script.sleep_answer}
+            return JSONResponse({"choices": [{"index": 0, "message": message}]})
         if not body.get("stream"):
             await asyncio.sleep(script.delay * len(script.chunks))
             return JSONResponse(

@@ -1,0 +1,75 @@
+"""Sleep consolidation runs inside the proxy's event loop and leaves the upstream to chat."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from orma_proxy import AsyncMemory, OrmaConfig
+from orma_proxy.embed.onnx import OnnxEmbedder
+from orma_proxy.server import create_app
+from orma_proxy.sleep import UpstreamGate
+from tests.server.conftest import Proxy, Upstream
+from tests.server.serving import serve
+
+
+@pytest.fixture
+def sleepy(upstream: Upstream, tmp_path: Path, embedder: OnnxEmbedder) -> Iterator[Proxy]:
+    config = OrmaConfig(
+        home=tmp_path,
+        db_path=tmp_path / "m.db",
+        upstream=f"{upstream.url}/v1",
+        sleep_after_episodes=2,
+    )
+    app = create_app(config, embedder=embedder)
+    with serve(app) as served:
+        yield Proxy(served.url, config, upstream, app)
+
+
+def test_a_recorded_turn_is_consolidated_in_the_background(
+    sleepy: Proxy, embedder: OnnxEmbedder
+) -> None:
+    sleepy.upstream.script.sleep_answer = json.dumps(
+        {"states": [{"line": 1, "attribute": "home_city", "value": "Pune"}], "events": []}
+    )
+    chat = {"model": "m", "messages": [{"role": "user", "content": "I live in Pune."}]}
+    assert httpx.post(f"{sleepy.url}/v1/chat/completions", json=chat).status_code == 200
+
+    async def facts() -> list[str]:
+        async with AsyncMemory(config=sleepy.config, embedder=embedder) as mem:
+            return [f.text for f in await mem.facts()]
+
+    deadline = time.monotonic() + 30
+    while not (found := asyncio.run(facts())) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert found == ["user · home city: Pune"]
+    paths = [(r["path"], bool((r["json"] or {}).get("response_format"))) for r in
+             sleepy.upstream.recorded.requests]  # fmt: skip
+    chat_index = paths.index(("/v1/chat/completions", False))
+    assert ("/v1/chat/completions", True) in paths[chat_index + 1 :]
+
+
+def test_every_request_frees_the_gate_however_it_ends(proxy: Proxy) -> None:
+    gate: UpstreamGate = proxy.app.state.gate
+    url = f"{proxy.url}/v1/chat/completions"
+    chat = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+    httpx.post(url, json=chat)
+    httpx.post(url, json={**chat, "stream": True})
+    proxy.upstream.script.fail_status = 500
+    httpx.post(url, json={**chat, "stream": True})
+    proxy.upstream.script.fail_status = None
+    proxy.upstream.script.delay = 1.0
+    with pytest.raises(httpx.ReadTimeout):
+        httpx.post(url, json=chat, timeout=0.3)
+    with httpx.stream("POST", url, json={**chat, "stream": True}) as response:
+        next(response.iter_raw())
+    deadline = time.monotonic() + 3
+    while gate.busy and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not gate.busy
