@@ -1,0 +1,251 @@
+"""The proxy benchmark's load client: streams from the upstream directly and through Orma.
+
+``python -m bench.load --direct URL --proxy URL [--settle URL] [options]`` runs
+three phases and prints one JSON object (``LoadResult``) on stdout:
+
+- ``ttft``: short streams one at a time, each sent direct then through the proxy
+  (order alternating), time to the first content chunk, plus the proxy's
+  ``x-orma-recall-ms`` header;
+- ``long``: one long stream at a time, direct and proxy interleaved, total time;
+- ``concurrent``: many streams at once, wall time of the whole batch; the
+  proxy batches' start and end (``time.monotonic()``, one clock for every
+  process of the machine) let the caller pick out its loop-lag samples.
+
+It runs in its own process so that reading the streams never shares a GIL with
+the proxy. Every request says the same thing either way (a corpus question);
+between proxy requests the client asks ``--settle`` to let the proxy finish
+recording the turn, as a person's next message would come seconds later.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+
+import httpx
+
+from bench import corpus
+
+SPACE = "bench"
+SYSTEM_PROMPT = "You are a helpful assistant. Answer briefly."
+WARMUP_REQUESTS = 3
+# Events a stream ends with after its content: the ``stop`` chunk and ``[DONE]``.
+TRAILING_EVENTS = 2
+EVENT_END = b"\n\n"
+CONTENT_MARK = b'"content"'
+TIMEOUT_SECONDS = 120.0
+# The phase sizes: option name -> (default, meaning).
+LOAD_OPTIONS: dict[str, tuple[int, str]] = {
+    "ttft_runs": (50, "short streams timed to their first token, each way"),
+    "ttft_chunks": (16, "chunks of a short stream"),
+    "long_runs": (10, "long streams timed to their end, each way"),
+    "long_chunks": (1_000, "chunks of a long stream"),
+    "streams": (50, "streams at once in the concurrent phase"),
+    "concurrent_chunks": (300, "chunks of each concurrent stream"),
+    "rounds": (3, "rounds of concurrent streams, each way"),
+}
+# Seeds the questions so a run asks the same ones each time.
+QUESTION_SEED = 20_250_101
+
+
+@dataclass(frozen=True)
+class Timing:
+    """One stream as the client saw it (seconds)."""
+
+    first_content: float
+    total: float
+    events: int
+    recall_ms: float | None
+
+
+@dataclass
+class LoadResult:
+    """Raw samples of every phase; the caller turns them into medians and ratios."""
+
+    ttft_direct: list[float] = field(default_factory=list)
+    ttft_proxy: list[float] = field(default_factory=list)
+    recall_ms: list[float] = field(default_factory=list)
+    long_direct: list[float] = field(default_factory=list)
+    long_proxy: list[float] = field(default_factory=list)
+    concurrent_direct: list[float] = field(default_factory=list)
+    concurrent_proxy: list[float] = field(default_factory=list)
+    # (start, end) of each proxy batch of the concurrent phase, time.monotonic().
+    concurrent_windows: list[tuple[float, float]] = field(default_factory=list)
+    concurrent_recall_ms: list[float] = field(default_factory=list)
+
+
+class Target:
+    """Where streams go: the upstream itself or the proxy in front of it."""
+
+    def __init__(self, client: httpx.AsyncClient, base: str) -> None:
+        self.client = client
+        self.url = base.rstrip("/") + "/v1/chat/completions"
+
+    async def stream(self, question: str, chunks: int) -> Timing:
+        """Send one streamed chat request; read it to the end, counting events."""
+        body = {
+            "model": "bench-model",
+            "stream": True,
+            "max_tokens": chunks,
+            "messages": [
+                {"role": "system", "content": SYSTEM_PROMPT},
+                {"role": "user", "content": question},
+            ],
+        }
+        content = json.dumps(body).encode()
+        headers = {"content-type": "application/json", "x-orma-space": SPACE}
+        start = time.perf_counter()
+        first: float | None = None
+        events, tail = 0, b""
+        async with self.client.stream(
+            "POST", self.url, content=content, headers=headers
+        ) as response:
+            if response.status_code != httpx.codes.OK:
+                await response.aread()
+                raise RuntimeError(f"{self.url} answered {response.status_code}: {response.text}")
+            async for data in response.aiter_raw():
+                if first is None and CONTENT_MARK in data:
+                    first = time.perf_counter()
+                # An event's blank line may be split across two reads.
+                events += (tail + data).count(EVENT_END)
+                tail = data[-1:]
+            total = time.perf_counter() - start
+            recall = response.headers.get("x-orma-recall-ms")
+        if events != chunks + TRAILING_EVENTS:
+            raise RuntimeError(f"{self.url}: {events} events, expected {chunks + TRAILING_EVENTS}")
+        assert first is not None
+        return Timing(first - start, total, events, float(recall) if recall else None)
+
+
+class Settler:
+    """Asks the proxy to finish recording before the next measured request."""
+
+    def __init__(self, client: httpx.AsyncClient, url: str | None) -> None:
+        self.client = client
+        self.url = url
+
+    async def __call__(self) -> None:
+        if self.url:
+            (await self.client.post(self.url)).raise_for_status()
+
+
+async def ttft(
+    direct: Target, proxy: Target, settle: Settler, questions: list[str], chunks: int
+) -> tuple[list[float], list[float], list[float]]:
+    """Time to first content, direct and proxy, one request at a time."""
+    times: dict[Target, list[float]] = {direct: [], proxy: []}
+    recalls = []
+    for index, question in enumerate(questions):
+        order = (direct, proxy) if index % 2 == 0 else (proxy, direct)
+        for target in order:
+            timing = await target.stream(question, chunks)
+            times[target].append(timing.first_content)
+            if target is proxy:
+                recalls.append(timing.recall_ms or 0.0)
+                await settle()
+    return times[direct], times[proxy], recalls
+
+
+async def long_streams(
+    direct: Target, proxy: Target, settle: Settler, questions: list[str], chunks: int
+) -> tuple[list[float], list[float]]:
+    """Total time of one long stream, direct and proxy interleaved."""
+    times: dict[Target, list[float]] = {direct: [], proxy: []}
+    for index, question in enumerate(questions):
+        order = (direct, proxy) if index % 2 == 0 else (proxy, direct)
+        for target in order:
+            times[target].append((await target.stream(question, chunks)).total)
+            if target is proxy:
+                await settle()
+    return times[direct], times[proxy]
+
+
+async def batch(target: Target, questions: list[str], chunks: int) -> tuple[float, list[Timing]]:
+    """Wall time of one stream per question, all at once."""
+    start = time.perf_counter()
+    timings = await asyncio.gather(*(target.stream(q, chunks) for q in questions))
+    return time.perf_counter() - start, list(timings)
+
+
+async def run(args: argparse.Namespace) -> LoadResult:
+    result = LoadResult()
+    questions = corpus.queries(
+        args.ttft_runs + args.long_runs + args.rounds * args.streams + WARMUP_REQUESTS,
+        seed=QUESTION_SEED,
+    )
+    limits = httpx.Limits(max_connections=2 * args.streams, max_keepalive_connections=args.streams)
+    async with httpx.AsyncClient(timeout=TIMEOUT_SECONDS, limits=limits, trust_env=False) as client:
+        direct, proxy = Target(client, args.direct), Target(client, args.proxy)
+        settle = Settler(client, args.settle)
+        # Connections open, the proxy learns the context window, caches warm.
+        for question in questions[:WARMUP_REQUESTS]:
+            await direct.stream(question, args.ttft_chunks)
+            await proxy.stream(question, args.ttft_chunks)
+            await settle()
+        asked = WARMUP_REQUESTS
+        say("phase 1: time to first token")
+        result.ttft_direct, result.ttft_proxy, result.recall_ms = await ttft(
+            direct, proxy, settle, questions[asked : asked + args.ttft_runs], args.ttft_chunks
+        )
+        asked += args.ttft_runs
+        say("phase 2: long streams")
+        result.long_direct, result.long_proxy = await long_streams(
+            direct, proxy, settle, questions[asked : asked + args.long_runs], args.long_chunks
+        )
+        asked += args.long_runs
+        say("phase 3: concurrent streams")
+        for round_ in range(args.rounds):
+            group = questions[asked : asked + args.streams]
+            asked += args.streams
+            order = (direct, proxy) if round_ % 2 == 0 else (proxy, direct)
+            for target in order:
+                if target is proxy:
+                    opened = time.monotonic()
+                    wall, timings = await batch(proxy, group, args.concurrent_chunks)
+                    result.concurrent_windows.append((opened, time.monotonic()))
+                    result.concurrent_proxy.append(wall)
+                    result.concurrent_recall_ms += [t.recall_ms or 0.0 for t in timings]
+                    await settle()
+                else:
+                    result.concurrent_direct.append(
+                        (await batch(direct, group, args.concurrent_chunks))[0]
+                    )
+    return result
+
+
+def say(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def add_load_options(parser: argparse.ArgumentParser) -> None:
+    """The phase sizes, as options (``bench.proxy`` takes them too and passes them on)."""
+    for name, (default, meaning) in LOAD_OPTIONS.items():
+        parser.add_argument(f"--{name.replace('_', '-')}", type=int, default=default, help=meaning)
+
+
+def load_options_argv(args: argparse.Namespace) -> list[str]:
+    """``args``' phase sizes as ``bench.load`` options."""
+    return [f"--{name.replace('_', '-')}={getattr(args, name)}" for name in LOAD_OPTIONS]
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m bench.load", description=__doc__)
+    parser.add_argument("--direct", required=True, help="the upstream's base URL")
+    parser.add_argument("--proxy", required=True, help="the proxy's base URL")
+    parser.add_argument("--settle", default=None, help="POSTed between proxy requests")
+    add_load_options(parser)
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    result = asyncio.run(run(parse_args(argv)))
+    print(json.dumps(asdict(result)))
+
+
+if __name__ == "__main__":
+    main()

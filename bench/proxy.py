@@ -1,0 +1,451 @@
+"""What the Orma proxy costs a chat: the proxy against direct access to the same upstream.
+
+``python -m bench.proxy [--notes 3000] [--json] [--no-write]``
+
+Three processes, so that none shares a GIL with another:
+
+- the upstream (``bench.upstream``): a minimal OpenAI-compatible server that
+  streams as many SSE chunks as a request's ``max_tokens``, as fast as it can;
+- the Orma proxy, in this process, on this event loop, in front of a memory
+  seeded with realistic notes (``bench.corpus``) and the real default embedder;
+  a monitor task on the same loop records how late its timers fire (loop lag);
+- the load client (``bench.load``): time to first token of short streams, total
+  time of long streams, wall time of many concurrent streams, each direct and
+  through the proxy, interleaved.
+
+It prints medians and ratios measured in one run (a Markdown table, or JSON)
+and writes the table to ``bench/PROXY_RESULTS.md``. It is a measurement, not a
+timed test: nothing fails on a slow machine. The issue's targets: first-token
+overhead <= the recall time + 3 ms; a long stream within 1.1x of direct; the
+proxy's loop lag under 50 ms while 50 streams run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import importlib.util
+import json
+import os
+import platform
+import signal
+import socket
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator, Iterator, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import httpx
+import numpy as np
+import uvicorn
+from starlette.applications import Starlette
+from starlette.responses import Response
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from bench import corpus
+from bench.load import SPACE, LoadResult, add_load_options, load_options_argv
+from orma_proxy import AsyncMemory, OrmaConfig
+from orma_proxy.embed.base import Embedder
+from orma_proxy.embed.models import load_embedder
+from orma_proxy.server import create_app
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS_FILE = ROOT / "bench" / "PROXY_RESULTS.md"
+DEFAULT_NOTES = 3_000
+# Notes stored per gather(): the writer commits them in groups.
+SEED_BATCH = 256
+# The loop-lag monitor's timer; a sample is how much later than this it fired.
+LAG_INTERVAL_SECONDS = 0.01
+LAG_PERCENTILES = (50, 99)
+# Time for the proxy's background recording to be committed before flushing it.
+SETTLE_SECONDS = 0.05
+SETTLE_PATH = "/_bench/settle"
+# Nothing listens here (the discard port): sleep over the seed falls back to its rules.
+NO_UPSTREAM = "http://127.0.0.1:9/v1"
+STARTUP_TIMEOUT_SECONDS = 60.0
+STOP_TIMEOUT_SECONDS = 10.0
+# The issue's targets.
+TTFT_ALLOWANCE_MS = 3.0
+LONG_STREAM_MAX_RATIO = 1.1
+LOOP_LAG_MAX_MS = 50.0
+MS = 1_000.0
+
+
+@dataclass(frozen=True)
+class Spread:
+    """Median and p95 of a sample, in milliseconds."""
+
+    median: float
+    p95: float
+    n: int
+
+    @classmethod
+    def of(cls, seconds: Sequence[float], scale: float = MS) -> Spread:
+        median, p95 = np.percentile(np.asarray(seconds) * scale, (50, 95))
+        return cls(float(median), float(p95), len(seconds))
+
+
+@dataclass(frozen=True)
+class Lag:
+    """How late the proxy loop's timers fired, in milliseconds."""
+
+    p50: float
+    p99: float
+    max: float
+    samples: int
+
+
+@dataclass(frozen=True)
+class Report:
+    """One run: its settings, the machine, and every figure."""
+
+    command: str
+    notes: int
+    sentences: int
+    model: str
+    cpus: int
+    load_before: float
+    load_after: float
+    python: str
+    http_parser: str
+    ttft_chunks: int
+    long_chunks: int
+    streams: int
+    concurrent_chunks: int
+    ttft_direct: Spread
+    ttft_proxy: Spread
+    recall: Spread
+    long_direct: Spread
+    long_proxy: Spread
+    concurrent_direct: Spread
+    concurrent_proxy: Spread
+    concurrent_recall: Spread
+    lag_concurrent: Lag
+    lag_run: Lag
+
+    @property
+    def ttft_overhead_ms(self) -> float:
+        return self.ttft_proxy.median - self.ttft_direct.median
+
+    @property
+    def ttft_target_ms(self) -> float:
+        return self.recall.median + TTFT_ALLOWANCE_MS
+
+    @property
+    def long_ratio(self) -> float:
+        return self.long_proxy.median / self.long_direct.median
+
+    @property
+    def concurrent_ratio(self) -> float:
+        return self.concurrent_proxy.median / self.concurrent_direct.median
+
+
+class LagMonitor:
+    """Sleeps ``interval`` again and again on the loop; records each wake-up's lateness."""
+
+    def __init__(self, interval: float = LAG_INTERVAL_SECONDS) -> None:
+        self.interval = interval
+        self.samples: list[tuple[float, float]] = []  # (time.monotonic(), lag seconds)
+
+    async def run(self) -> None:
+        while True:
+            start = time.monotonic()
+            await asyncio.sleep(self.interval)
+            now = time.monotonic()
+            self.samples.append((now, now - start - self.interval))
+
+    def between(self, windows: Sequence[tuple[float, float]]) -> Lag:
+        lags = [lag for at, lag in self.samples if any(a <= at <= b for a, b in windows)]
+        if not lags:
+            return Lag(0.0, 0.0, 0.0, 0)
+        p50, p99 = np.percentile(np.asarray(lags) * MS, LAG_PERCENTILES)
+        return Lag(float(p50), float(p99), max(lags) * MS, len(lags))
+
+
+class InProcessServer(uvicorn.Server):
+    """uvicorn on the caller's loop; signals stay with the benchmark (Ctrl-C cleans up)."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
+def with_settle(app: Starlette) -> ASGIApp:
+    """``app`` plus ``POST /_bench/settle``: wait until the last turns are recorded and indexed.
+
+    Only the load client calls it, between measured requests, so that one
+    request's background recording does not run into the next one's timing.
+    """
+
+    async def wrapped(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["path"] == SETTLE_PATH:
+            await asyncio.sleep(SETTLE_SECONDS)
+            await app.state.memory.flush()
+            await Response(status_code=204)(scope, receive, send)
+            return
+        await app(scope, receive, send)
+
+    return wrapped
+
+
+def listening_socket() -> socket.socket:
+    """A loopback socket on a free port, bound before anyone is told the port."""
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    return sock
+
+
+@contextlib.asynccontextmanager
+async def child(*args: str, stdout: int | None = None) -> AsyncIterator[asyncio.subprocess.Process]:
+    """A ``python -m`` child process, terminated (then killed) however the block ends."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", *args, cwd=ROOT, stdout=stdout, stdin=asyncio.subprocess.DEVNULL
+    )
+    try:
+        yield process
+    finally:
+        if process.returncode is None:
+            process.terminate()
+            try:
+                await asyncio.wait_for(process.wait(), STOP_TIMEOUT_SECONDS)
+            except TimeoutError:
+                process.kill()
+                await process.wait()
+
+
+async def wait_until_up(url: str) -> None:
+    deadline = time.monotonic() + STARTUP_TIMEOUT_SECONDS
+    async with httpx.AsyncClient(trust_env=False) as client:
+        while True:
+            try:
+                if (await client.get(url)).status_code == httpx.codes.OK:
+                    return
+            except httpx.TransportError:
+                pass
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{url} did not come up in time")
+            await asyncio.sleep(0.05)
+
+
+async def seed(config: OrmaConfig, embedder: Embedder, count: int) -> int:
+    """The bench space with ``count`` corpus notes, embedded and consolidated; its sentences.
+
+    A user's memory is mostly consolidated already, so sleep runs over the seed
+    before the proxy starts (by its rules: no LLM here), not during the timing.
+    A reused database keeps what it has and only gets the notes it lacks.
+    """
+    notes = corpus.notes(count)
+    rules_only = config.model_copy(update={"upstream": NO_UPSTREAM})
+    async with AsyncMemory(config=rules_only, embedder=embedder) as memory:
+        have = (await memory.stats(SPACE)).episodes
+        for start in range(min(have, count), count, SEED_BATCH):
+            await asyncio.gather(
+                *(
+                    memory.add(note.text, SPACE, note.role, at=note.said_at)
+                    for note in notes[start : start + SEED_BATCH]
+                )
+            )
+        await memory.flush()
+        await memory.sleep(SPACE)
+        return (await memory.stats(SPACE)).sentences
+
+
+@contextlib.asynccontextmanager
+async def serving(app: ASGIApp) -> AsyncIterator[str]:
+    """The proxy served by uvicorn on this loop (as ``orma proxy`` serves it); yields its URL."""
+    sock = listening_socket()
+    server = InProcessServer(
+        uvicorn.Config(
+            app,
+            log_level="warning",
+            access_log=False,
+            ws="none",
+            lifespan="on",
+            server_header=False,
+            timeout_graceful_shutdown=5,
+        )
+    )
+    task = asyncio.create_task(server.serve(sockets=[sock]))
+    try:
+        deadline = time.monotonic() + STARTUP_TIMEOUT_SECONDS
+        while not server.started:
+            if task.done():
+                task.result()
+                raise RuntimeError("the proxy stopped while starting")
+            if time.monotonic() > deadline:
+                raise TimeoutError("the proxy did not start in time")
+            await asyncio.sleep(0.01)
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+    finally:
+        server.should_exit = True
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(task, STOP_TIMEOUT_SECONDS)
+        sock.close()
+
+
+def load_args(args: argparse.Namespace, direct: str, proxy: str) -> list[str]:
+    return [
+        "bench.load",
+        f"--direct={direct}",
+        f"--proxy={proxy}",
+        f"--settle={proxy}{SETTLE_PATH}",
+        *load_options_argv(args),
+    ]
+
+
+async def run(args: argparse.Namespace, folder: Path) -> Report:
+    say("loading the embedder...")
+    embedder = await asyncio.to_thread(load_embedder, OrmaConfig())
+    async with child("bench.upstream", stdout=asyncio.subprocess.PIPE) as upstream:
+        assert upstream.stdout is not None
+        port = int((await upstream.stdout.readline()).decode().strip())
+        direct = f"http://127.0.0.1:{port}"
+        await wait_until_up(f"{direct}/v1/models")
+        config = OrmaConfig(
+            home=folder / "home", db_path=args.db or folder / "memory.db", upstream=f"{direct}/v1"
+        )
+        say(f"seeding {args.notes:,} notes...")
+        sentences = await seed(config, embedder, args.notes)
+        monitor = LagMonitor()
+        lag_task = asyncio.create_task(monitor.run())
+        try:
+            app = create_app(config, embedder=embedder)
+            async with serving(with_settle(app)) as proxy:
+                load_before = os.getloadavg()[0]
+                started = time.monotonic()
+                async with child(
+                    *load_args(args, direct, proxy), stdout=asyncio.subprocess.PIPE
+                ) as load:
+                    out, _ = await load.communicate()
+                if load.returncode != 0:
+                    raise RuntimeError(f"the load client failed (exit {load.returncode})")
+                finished = time.monotonic()
+                load_after = os.getloadavg()[0]
+        finally:
+            lag_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await lag_task
+    result = LoadResult(**json.loads(out))
+    return Report(
+        command="python -m bench.proxy " + " ".join(sys.argv[1:]),
+        notes=args.notes,
+        sentences=sentences,
+        model=embedder.model_id,
+        cpus=os.cpu_count() or 0,
+        load_before=load_before,
+        load_after=load_after,
+        python=platform.python_version(),
+        http_parser="httptools" if importlib.util.find_spec("httptools") else "h11",
+        ttft_chunks=args.ttft_chunks,
+        long_chunks=args.long_chunks,
+        streams=args.streams,
+        concurrent_chunks=args.concurrent_chunks,
+        ttft_direct=Spread.of(result.ttft_direct),
+        ttft_proxy=Spread.of(result.ttft_proxy),
+        recall=Spread.of(result.recall_ms, scale=1.0),
+        long_direct=Spread.of(result.long_direct),
+        long_proxy=Spread.of(result.long_proxy),
+        concurrent_direct=Spread.of(result.concurrent_direct),
+        concurrent_proxy=Spread.of(result.concurrent_proxy),
+        concurrent_recall=Spread.of(result.concurrent_recall_ms, scale=1.0),
+        lag_concurrent=monitor.between(result.concurrent_windows),
+        lag_run=monitor.between([(started, finished)]),
+    )
+
+
+def verdict(ok: bool) -> str:
+    return "met" if ok else "**missed**"
+
+
+def render(report: Report) -> str:
+    """The Markdown table, with the command and the machine."""
+    r = report
+    lag = r.lag_concurrent
+    return "\n".join(
+        [
+            f"`{r.command}`",
+            "",
+            f"{r.cpus} CPUs (shared), load average {r.load_before:.2f} before / "
+            f"{r.load_after:.2f} after, Python {r.python}, uvicorn ({r.http_parser}) on the stock "
+            f"asyncio loop. Memory: {r.notes:,} corpus notes ({r.sentences:,} sentences), "
+            f"{r.model}. Upstream, proxy and load client are separate processes on "
+            "127.0.0.1. Times in ms, median (p95).",
+            "",
+            "| measure | direct | through Orma | proxy cost | target |",
+            "|---|---:|---:|---:|---|",
+            f"| time to first token, {r.ttft_chunks}-chunk stream, {r.ttft_direct.n} runs | "
+            f"{cell(r.ttft_direct)} | {cell(r.ttft_proxy)} | "
+            f"+{r.ttft_overhead_ms:.2f} ms (recall {cell(r.recall)}) | "
+            f"<= recall + {TTFT_ALLOWANCE_MS:.0f} ms = {r.ttft_target_ms:.2f} ms: "
+            f"{verdict(r.ttft_overhead_ms <= r.ttft_target_ms)} |",
+            f"| total time, {r.long_chunks:,}-chunk stream, {r.long_direct.n} runs | "
+            f"{cell(r.long_direct)} | {cell(r.long_proxy)} | {r.long_ratio:.2f}x | "
+            f"<= {LONG_STREAM_MAX_RATIO}x: {verdict(r.long_ratio <= LONG_STREAM_MAX_RATIO)} |",
+            f"| wall time, {r.streams} concurrent {r.concurrent_chunks}-chunk streams, "
+            f"{r.concurrent_direct.n} rounds | {cell(r.concurrent_direct)} | "
+            f"{cell(r.concurrent_proxy)} | {r.concurrent_ratio:.2f}x "
+            f"(recall {cell(r.concurrent_recall)} each) | - |",
+            f"| proxy loop lag during the {r.streams} streams, p50 / p99 / max | - | "
+            f"{lag.p50:.1f} / {lag.p99:.1f} / {lag.max:.1f} | {lag.samples} samples | "
+            f"< {LOOP_LAG_MAX_MS:.0f} ms: {verdict(lag.max < LOOP_LAG_MAX_MS)} |",
+            "",
+            f"Loop lag over the whole run: p50 {r.lag_run.p50:.1f}, p99 {r.lag_run.p99:.1f}, "
+            f"max {r.lag_run.max:.1f} ms ({r.lag_run.samples} samples of a "
+            f"{LAG_INTERVAL_SECONDS * MS:.0f} ms timer).",
+        ]
+    )
+
+
+def cell(spread: Spread) -> str:
+    return f"{spread.median:.2f} ({spread.p95:.2f})"
+
+
+def say(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m bench.proxy", description=__doc__)
+    parser.add_argument("--notes", type=int, default=DEFAULT_NOTES, help="notes in memory")
+    add_load_options(parser)
+    parser.add_argument(
+        "--db",
+        type=Path,
+        default=None,
+        help="keep the seeded memory in this file and reuse it next time (default: a "
+        "temporary one); a reused file also holds the turns earlier runs recorded",
+    )
+    parser.add_argument("--json", action="store_true", help="print JSON instead of Markdown")
+    parser.add_argument(
+        "--write",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help=f"write the table to {RESULTS_FILE.relative_to(ROOT)}",
+    )
+    return parser.parse_args(argv)
+
+
+async def main_async(args: argparse.Namespace) -> Report:
+    """``run`` in a temporary folder; SIGTERM cancels it like Ctrl-C, so children are reaped."""
+    task = asyncio.current_task()
+    assert task is not None
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
+    with tempfile.TemporaryDirectory(prefix="orma-bench-proxy-") as folder:
+        return await run(args, Path(folder))
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = parse_args(argv)
+    report = asyncio.run(main_async(args))
+    table = render(report)
+    if args.write:
+        RESULTS_FILE.write_text(f"# Proxy benchmark\n\n{table}\n", "utf-8")
+    print(json.dumps(asdict(report), indent=2) if args.json else table)
+
+
+if __name__ == "__main__":
+    main()

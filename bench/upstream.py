@@ -1,0 +1,158 @@
+"""A fast OpenAI-compatible upstream for the proxy benchmark: no model, just SSE.
+
+``python -m bench.upstream [--port 0]`` prints the port it listens on, then
+serves until it is stopped. ``POST /v1/chat/completions`` streams ``max_tokens``
+content chunks (llama-server's chunk shape, one word each) as fast as the server
+can write them, then a ``stop`` chunk and ``[DONE]``; ``GET /v1/models`` and
+llama-server's ``GET /props`` answer as a real server would.
+
+It runs in its own process so that making the stream never competes with the
+proxy for a GIL: the benchmark measures the proxy, not the upstream's Python.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import socket
+from collections.abc import AsyncIterator, Sequence
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from bench import corpus
+
+MODEL = "bench-model"
+CONTEXT_WINDOW = 8_192
+# Chunks a request gets when it does not say (``max_tokens``).
+DEFAULT_CHUNKS = 16
+MAX_CHUNKS = 1_000_000
+# Distinct content chunks made once at start, then cycled through.
+CHUNK_POOL = 1_024
+# Notes of the corpus whose words become the streamed text.
+TEXT_NOTES = 400
+CREATED = 1_735_689_600
+
+
+def words(count: int) -> list[str]:
+    """``count`` tokens of realistic text (each with its leading space), from the corpus."""
+    text = " ".join(note.text for note in corpus.notes(TEXT_NOTES)).split()
+    return [f" {text[i % len(text)]}" for i in range(count)]
+
+
+def event(payload: object) -> bytes:
+    """One SSE event."""
+    return (
+        b"data: "
+        + json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        + b"\n\n"
+    )
+
+
+def chunk(content: str | None, finish_reason: str | None) -> dict[str, object]:
+    """A ``chat.completion.chunk`` as llama-server sends it."""
+    delta = {"content": content} if content is not None else {}
+    return {
+        "id": "chatcmpl-bench",
+        "object": "chat.completion.chunk",
+        "created": CREATED,
+        "model": MODEL,
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}],
+    }
+
+
+class Streams:
+    """The pre-built events: making JSON per chunk would make the upstream the bottleneck."""
+
+    def __init__(self) -> None:
+        self.tokens = words(CHUNK_POOL)
+        self.events = [event(chunk(token, None)) for token in self.tokens]
+        self.tail = event(chunk(None, "stop")) + b"data: [DONE]\n\n"
+
+    async def stream(self, count: int) -> AsyncIterator[bytes]:
+        for index in range(count):
+            yield self.events[index % CHUNK_POOL]
+        yield self.tail
+
+    def whole(self, count: int) -> dict[str, object]:
+        text = "".join(self.tokens[i % CHUNK_POOL] for i in range(count))
+        return {
+            "id": "chatcmpl-bench",
+            "object": "chat.completion",
+            "created": CREATED,
+            "model": MODEL,
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": text.strip()},
+                    "finish_reason": "stop",
+                }
+            ],
+            "usage": {"completion_tokens": count},
+        }
+
+
+def requested_chunks(body: object) -> int:
+    """``max_tokens`` (or ``n_predict``) of the request, within bounds."""
+    if not isinstance(body, dict):
+        return DEFAULT_CHUNKS
+    value = body.get("max_tokens", body.get("n_predict", DEFAULT_CHUNKS))
+    if not isinstance(value, int) or value < 0:
+        return DEFAULT_CHUNKS
+    return min(value, MAX_CHUNKS)
+
+
+def create_app() -> Starlette:
+    streams = Streams()
+
+    async def chat(request: Request) -> Response:
+        try:
+            body = json.loads(await request.body())
+        except ValueError:
+            return JSONResponse({"error": {"message": "invalid JSON"}}, 400)
+        count = requested_chunks(body)
+        if isinstance(body, dict) and body.get("stream") is True:
+            return StreamingResponse(streams.stream(count), media_type="text/event-stream")
+        return JSONResponse(streams.whole(count))
+
+    async def models(request: Request) -> Response:
+        return JSONResponse(
+            {"object": "list", "data": [{"id": MODEL, "object": "model", "owned_by": "bench"}]}
+        )
+
+    async def props(request: Request) -> Response:
+        return JSONResponse({"default_generation_settings": {"n_ctx": CONTEXT_WINDOW}})
+
+    return Starlette(
+        routes=[
+            Route("/v1/chat/completions", chat, methods=["POST"]),
+            Route("/v1/models", models),
+            Route("/props", props),
+        ]
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench.upstream", description=__doc__)
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=0, help="0 picks a free port")
+    args = parser.parse_args(argv)
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((args.host, args.port))
+    config = uvicorn.Config(
+        create_app(), log_level="warning", access_log=False, ws="none", lifespan="off"
+    )
+    server = uvicorn.Server(config)
+    print(sock.getsockname()[1], flush=True)
+    try:
+        server.run(sockets=[sock])
+    finally:
+        sock.close()
+
+
+if __name__ == "__main__":
+    main()
