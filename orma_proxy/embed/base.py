@@ -7,6 +7,8 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
+from orma_proxy.errors import EmbedderError
+
 Vectors = npt.NDArray[np.float32]
 
 
@@ -23,6 +25,36 @@ class Embedder(Protocol):
     dim: int
 
     def embed(self, texts: list[str]) -> Vectors: ...
+
+
+def store_dim(dim: int) -> int:
+    """The dimension vectors are stored with: ``dim`` rounded up to a multiple of 8.
+
+    The vector index keeps one bit per dimension in whole bytes; padding with
+    zeros changes neither norms nor cosine similarities, so any ``dim`` works.
+    """
+    return -(-dim // 8) * 8
+
+
+def fit(vectors: object, count: int, dim: int, model_id: str) -> Vectors:
+    """An embedder's output checked, L2-normalised and zero-padded to ``store_dim(dim)``.
+
+    A custom embedder returning the wrong shape gets a clear error here instead
+    of a puzzling one deep inside SQLite.
+    """
+    array = np.asarray(vectors, dtype=np.float32)
+    if array.shape != (count, dim):
+        raise EmbedderError(
+            f"embedder {model_id} returned an array of shape {array.shape} "
+            f"for {count} texts; expected ({count}, {dim})"
+        )
+    if not np.isfinite(array).all():
+        raise EmbedderError(f"embedder {model_id} returned NaN or infinite values")
+    unit = normalise(array)
+    padding = store_dim(dim) - dim
+    if padding:
+        unit = np.pad(unit, ((0, 0), (0, padding)))
+    return unit
 
 
 def normalise(vectors: Vectors) -> Vectors:

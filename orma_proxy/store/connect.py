@@ -16,27 +16,47 @@ import aiosqlite
 import sqlean
 import sqlite_vec
 
-from orma_proxy.errors import NotAnOrmaDatabaseError
+from orma_proxy.errors import NotAnOrmaDatabaseError, StoreError
 
 DatabaseError = sqlean.DatabaseError
 Connection = Any  # a sqlean DB-API connection (sqlean ships no type stubs)
+
+# SQLite's primary result codes for "these bytes are not a (sound) database".
+_SQLITE_CORRUPT = 11
+_SQLITE_NOTADB = 26
+
+
+def is_damaged(exc: BaseException) -> bool:
+    """Whether a SQLite error means the file is not a database or is corrupt.
+
+    Only these mean "not ours to touch"; a lock or a full disk is another story.
+    """
+    code = getattr(exc, "sqlite_errorcode", None)
+    return isinstance(code, int) and code & 0xFF in (_SQLITE_CORRUPT, _SQLITE_NOTADB)
 
 
 def open_sync(path: Path, *, busy_timeout_ms: int, read_only: bool = False) -> Connection:
     """A DB-API connection in autocommit mode, sqlite-vec loaded, busy timeout set.
 
     Raises ``NotAnOrmaDatabaseError`` (and leaves the file alone) when the file
-    is not SQLite at all.
+    is not SQLite at all, ``StoreError`` when it cannot be opened.
     """
-    conn = sqlean.connect(
-        str(path), isolation_level=None, check_same_thread=False, timeout=busy_timeout_ms / 1000
-    )
+    try:
+        conn = sqlean.connect(
+            str(path), isolation_level=None, check_same_thread=False, timeout=busy_timeout_ms / 1000
+        )
+    except DatabaseError as exc:  # a missing folder, no permission...
+        raise StoreError(f"cannot open {path}: {exc}") from exc
     try:
         conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
     except DatabaseError as exc:
         conn.close()
-        raise NotAnOrmaDatabaseError(f"{path} is not a SQLite database ({exc})") from exc
+        if is_damaged(exc):
+            raise NotAnOrmaDatabaseError(
+                f"{path} is not a SQLite database or is damaged ({exc}); nothing was changed"
+            ) from exc
+        raise StoreError(f"cannot read {path}: {exc}") from exc
     conn.enable_load_extension(True)
     sqlite_vec.load(conn)
     conn.enable_load_extension(False)

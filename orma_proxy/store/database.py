@@ -14,9 +14,9 @@ from pathlib import Path
 import aiosqlite
 
 from orma_proxy.config import OrmaConfig
-from orma_proxy.embed.base import Embedder
-from orma_proxy.errors import StoreError
-from orma_proxy.store.connect import open_async, open_sync
+from orma_proxy.embed.base import Embedder, store_dim
+from orma_proxy.errors import NotAnOrmaDatabaseError, StoreError
+from orma_proxy.store.connect import DatabaseError, is_damaged, open_async, open_sync
 from orma_proxy.store.migrate import migrate
 from orma_proxy.store.vectors import bind_model, recorded_model
 from orma_proxy.store.writer import Writer
@@ -62,8 +62,12 @@ class Database:
         embedder = await asyncio.to_thread(make_embedder, recorded)
         await asyncio.to_thread(_bind, path, config, embedder, rebind)
         writer_conn = await open_async(path, busy_timeout_ms=config.busy_timeout_ms)
-        await writer_conn.execute(f"PRAGMA synchronous = {config.synchronous}")
-        reader = await open_async(path, busy_timeout_ms=config.busy_timeout_ms, read_only=True)
+        try:
+            await writer_conn.execute(f"PRAGMA synchronous = {config.synchronous}")
+            reader = await open_async(path, busy_timeout_ms=config.busy_timeout_ms, read_only=True)
+        except BaseException:
+            await writer_conn.close()  # its thread would otherwise outlive the failure
+            raise
         writer = Writer(writer_conn, batch_max=config.writer_batch_max)
         writer.start()
         return cls(path, reader, writer_conn, writer, embedder)
@@ -75,10 +79,19 @@ class Database:
 
 
 def _prepare(path: Path, config: OrmaConfig) -> str | None:
+    """Migrate the file and return the embedding model it was built with."""
     conn = open_sync(path, busy_timeout_ms=config.busy_timeout_ms)
     try:
         migrate(conn)
         return recorded_model(conn)
+    except DatabaseError as exc:
+        # Page 1 may read fine while later pages are garbage: still not ours to touch.
+        if is_damaged(exc):
+            raise NotAnOrmaDatabaseError(
+                f"{path} is damaged ({exc}); nothing was changed. Restore it from a backup "
+                "or move it aside"
+            ) from exc
+        raise StoreError(f"cannot prepare {path}: {exc}") from exc
     finally:
         conn.close()
 
@@ -86,6 +99,8 @@ def _prepare(path: Path, config: OrmaConfig) -> str | None:
 def _bind(path: Path, config: OrmaConfig, embedder: Embedder, rebind: bool) -> None:
     conn = open_sync(path, busy_timeout_ms=config.busy_timeout_ms)
     try:
-        bind_model(conn, embedder.model_id, embedder.dim, rebind=rebind)
+        bind_model(conn, embedder.model_id, store_dim(embedder.dim), rebind=rebind)
+    except DatabaseError as exc:
+        raise StoreError(f"cannot record the embedding model in {path}: {exc}") from exc
     finally:
         conn.close()

@@ -19,6 +19,7 @@ from orma_proxy.errors import NotAnOrmaDatabaseError, SchemaTooNewError
 from orma_proxy.store.connect import Connection
 
 _NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
+_LEDGER_COLUMNS = {"version", "name", "applied_at"}
 
 
 @dataclass(frozen=True)
@@ -69,12 +70,20 @@ def applied_version(conn: Connection) -> int:
     tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     if not tables:
         return 0
+    foreign = NotAnOrmaDatabaseError(
+        "this SQLite file holds tables but is not an Orma database; "
+        "pick another path with --db or ORMA_DIR (nothing was changed)"
+    )
     if "schema_migrations" not in tables:
-        raise NotAnOrmaDatabaseError(
-            "this SQLite file holds tables but is not an Orma database; "
-            "pick another path with --db or ORMA_DIR"
-        )
+        raise foreign
+    # Other tools (Rails, many migration libraries) keep a `schema_migrations` table
+    # too; ours has exactly these columns and integer versions.
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(schema_migrations)")}
+    if columns != _LEDGER_COLUMNS:
+        raise foreign
     row = conn.execute("SELECT max(version) FROM schema_migrations").fetchone()
+    if row[0] is not None and not isinstance(row[0], int):
+        raise foreign
     return int(row[0] or 0)
 
 
@@ -103,7 +112,8 @@ def migrate(conn: Connection, migrations: list[Migration] | None = None) -> int:
         conn.execute("BEGIN IMMEDIATE")
         try:
             if applied_version(conn) >= migration.version:
-                conn.execute("ROLLBACK")
+                conn.execute("ROLLBACK")  # another connection applied it meanwhile
+                current = migration.version
                 continue
             for statement in split_statements(migration.sql):
                 conn.execute(statement)
@@ -113,7 +123,8 @@ def migrate(conn: Connection, migrations: list[Migration] | None = None) -> int:
             )
             conn.execute("COMMIT")
         except BaseException:
-            conn.execute("ROLLBACK")
+            if conn.in_transaction:  # some errors make SQLite roll back by itself
+                conn.execute("ROLLBACK")
             raise
         current = migration.version
     return current
