@@ -14,7 +14,7 @@ from rich.logging import RichHandler
 from typer.core import TyperGroup
 
 from orma_proxy import __version__
-from orma_proxy.cli import memory_cmds, serve_cmds
+from orma_proxy.cli import admin_cmds, facts_cmds, mcp_cmds, memory_cmds, serve_cmds
 from orma_proxy.cli.common import exit_code, report_error, state
 from orma_proxy.errors import OrmaError
 
@@ -46,7 +46,10 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 app.add_typer(memory_cmds.app)
+app.add_typer(facts_cmds.app)
+app.add_typer(admin_cmds.app)
 app.add_typer(serve_cmds.app)
+app.add_typer(mcp_cmds.app)
 
 
 def _setup_logging(ctx: typer.Context, verbose: bool) -> None:

@@ -120,13 +120,16 @@ def open_memory(
     must_exist: bool,
     reindex: bool = False,
     embed_model: str | None = None,
+    upstream: str | None = None,
+    model: str | None = None,
 ) -> Iterator[Memory]:
     """Open the memory file, closing it on the way out.
 
     ``must_exist`` is for commands that only read or rebuild: they should not
     leave an empty database behind because of a typo in ``--db``.
     """
-    config = OrmaConfig() if embed_model is None else OrmaConfig(embed_model=embed_model)
+    given = {"embed_model": embed_model, "upstream": upstream, "model": model}
+    config = OrmaConfig(**{name: value for name, value in given.items() if value is not None})
     if db is not None:
         config.db_path = db
     path = config.resolved_db_path()

@@ -218,7 +218,7 @@ def stats(
     db: DbOption = None,
     json_out: JsonOption = False,
 ) -> None:
-    """Count episodes, sentences and pending vectors; show the file size and model.
+    """Count episodes, sentences, states, events and pending work; show the file size and model.
 
     Reports every space together unless --space names one.
     """
@@ -235,7 +235,10 @@ def stats(
     table.add_row("Spaces", f"{found.spaces}" if space is None else Text(space))
     table.add_row("Episodes", f"{found.episodes:,}")
     table.add_row("Sentences", f"{found.sentences:,}")
+    table.add_row("States", f"{found.states_active:,} active, {found.states_closed:,} closed")
+    table.add_row("Events", f"{found.events:,}")
     table.add_row("Pending vectors", f"{found.pending_vectors:,}")
+    table.add_row("Pending sleep", f"{found.pending_sleep:,} episodes")
     table.add_row("Size", filesize.decimal(found.database_bytes))
     table.add_row("Embedder", f"{found.embedder} ({found.dim} dims)")
     cli.out.print(table)

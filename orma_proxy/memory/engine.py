@@ -21,8 +21,15 @@ from orma_proxy.memory.indexer import Indexer
 from orma_proxy.memory.stats import Stats, collect_stats
 from orma_proxy.recall.pack import MemoryBlock, estimate_tokens, pack_block
 from orma_proxy.recall.search import SearchResult, hybrid_search
-from orma_proxy.recall.states import State, list_facts, matching_states
+from orma_proxy.recall.states import (
+    State,
+    forbidden_states,
+    list_facts,
+    matching_states,
+    state_by_id,
+)
 from orma_proxy.sleep import Sleeper, SleepReport, UpstreamGate
+from orma_proxy.sleep.manual import FORBID_MARK, forget_state, register_rule
 from orma_proxy.store.database import Database
 from orma_proxy.store.episodes import ROLES, NewEpisode, insert_episode
 from orma_proxy.text.files import read_text_file
@@ -210,13 +217,16 @@ class AsyncMemory:
         ``exclude_texts`` are texts the model already sees (the conversation), left out.
         """
         result = await self.search(query, space=space, k=self.config.recall_passages)
+        rules = await forbidden_states(self._opened().reader, result.space)
         budget = min(budget_tokens or self.config.budget_tokens, self.config.budget_tokens)
         return pack_block(
             result.passages,
             budget_tokens=budget,
             today=datetime.now().astimezone().date(),
             count_tokens=getattr(self.embedder, "count_tokens", estimate_tokens),
-            exclude_texts=exclude_texts,
+            # A rule's own line would only repeat its [FORBIDDEN: ...] line.
+            exclude_texts=[*exclude_texts, *(rule.quote for rule in rules)],
+            forbidden=[rule.value for rule in rules],
         )
 
     async def warm_up(self) -> None:
@@ -280,6 +290,42 @@ class AsyncMemory:
         """Active states of a space; with history, also closed ones and what replaced them."""
         db = self._opened()
         return await list_facts(db.reader, _check_space(space), include_history=include_history)
+
+    # --- states set by hand: forbid a rule now, forget a state --------------------------
+
+    async def forbid(self, rule: str, space: str = "default") -> State:
+        """Register ``rule`` as forbidden at once: a ``forbidden_<name>`` state, no sleep needed.
+
+        The rule is stored as a note (the episode the state cites) and applied
+        through sleep's own apply step; every recall of the space then carries
+        it first, as ``[FORBIDDEN: ...]``. The same rule again returns the same state.
+        """
+        db = self._opened()
+        rule = _check_text(rule, "rule")
+        space = _check_space(space)
+        episode_id = await self.add(rule, space=space, role="note", metadata={"orma": FORBID_MARK})
+        state_id = await db.writer.submit(
+            lambda conn: register_rule(conn, space, episode_id, rule, self.config)
+        )
+        return await self._state(space, state_id)
+
+    async def forget(self, state_id: int, space: str = "default") -> State:
+        """Close state ``state_id`` now. It stays in history, never deleted.
+
+        An unknown id, another space's id or an already closed state is an ``InputError``.
+        """
+        db = self._opened()
+        space = _check_space(space)
+        if isinstance(state_id, bool) or not isinstance(state_id, int):
+            raise InputError(f"state_id must be an integer, not {state_id!r}")
+        await db.writer.submit(lambda conn: forget_state(conn, space, state_id))
+        return await self._state(space, state_id)
+
+    async def _state(self, space: str, state_id: int) -> State:
+        found = await state_by_id(self._opened().reader, space, state_id)
+        if found is None:  # removed in between, e.g. by a redo in another process
+            raise OrmaError(f"state #{state_id} of space {space!r} is gone")
+        return found
 
 
 def _check_text(text: object, what: str) -> str:

@@ -19,6 +19,7 @@ from orma_proxy.config import OrmaConfig
 from orma_proxy.embed.base import Embedder
 from orma_proxy.memory.engine import AsyncMemory, When
 from orma_proxy.memory.stats import Stats
+from orma_proxy.recall.pack import MemoryBlock
 from orma_proxy.recall.search import SearchResult
 from orma_proxy.recall.states import State
 from orma_proxy.sleep import SleepReport
@@ -120,6 +121,20 @@ class Memory:
     def facts(self, space: str = "default", include_history: bool = False) -> list[State]:
         """Active states of a space (with history: closed ones too)."""
         return self._runner.run(self._async.facts(space, include_history=include_history))
+
+    def recall(
+        self, query: str, space: str = "default", budget_tokens: int | None = None
+    ) -> MemoryBlock:
+        """The memory block the proxy would inject for ``query`` (forbidden rules first)."""
+        return self._runner.run(self._async.recall(query, space, budget_tokens=budget_tokens))
+
+    def forbid(self, rule: str, space: str = "default") -> State:
+        """Register ``rule`` as forbidden now (a ``forbidden_<name>`` state)."""
+        return self._runner.run(self._async.forbid(rule, space))
+
+    def forget(self, state_id: int, space: str = "default") -> State:
+        """Close a state now; it stays in history."""
+        return self._runner.run(self._async.forget(state_id, space))
 
     def close(self) -> None:
         """Close the database. Safe to call twice."""

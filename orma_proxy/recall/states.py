@@ -143,6 +143,27 @@ async def list_facts(
     return [_state(r) for r in rows]
 
 
+async def forbidden_states(conn: aiosqlite.Connection, space: str) -> list[State]:
+    """Active rules of ``space`` (``prohibited``, or named ``forbidden_*``), oldest first.
+
+    Every recall carries them all, whatever the query: a constraint binds always.
+    """
+    rows = await conn.execute_fetchall(
+        _STATE_SQL + "WHERE s.space = ? AND s.active = 1 "
+        "AND (s.prohibited = 1 OR s.attribute LIKE 'forbidden\\_%' ESCAPE '\\') "
+        "ORDER BY s.stated_at, s.id",
+        (space,),
+    )
+    return [_state(r) for r in rows]
+
+
+async def state_by_id(conn: aiosqlite.Connection, space: str, state_id: int) -> State | None:
+    """State ``state_id`` if it belongs to ``space`` (active or closed)."""
+    sql = _STATE_SQL + "WHERE s.space = ? AND s.id = ?"
+    rows = list(await conn.execute_fetchall(sql, (space, state_id)))
+    return _state(rows[0]) if rows else None
+
+
 async def list_events(conn: aiosqlite.Connection, space: str) -> list[Event]:
     """Every event of ``space``, oldest date first (undated last)."""
     rows = await conn.execute_fetchall(

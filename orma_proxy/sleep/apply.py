@@ -19,13 +19,16 @@ from dataclasses import dataclass
 import aiosqlite
 
 from orma_proxy.config import OrmaConfig
-from orma_proxy.errors import LeaseHeldError
+from orma_proxy.errors import InputError, LeaseHeldError
 from orma_proxy.sleep.batch import Batch, watermark
 from orma_proxy.sleep.holder import USER, names_in
 from orma_proxy.sleep.lease import check_held
 from orma_proxy.sleep.names import FORBIDDEN_PREFIX, value_key
 from orma_proxy.sleep.report import BatchOutcome, Rejection
 from orma_proxy.sleep.verify import Verified, VerifiedEvent, VerifiedState
+
+# ``metadata["orma"]`` of the episode recording a rule registered by hand (``orma_forbid``).
+FORBID_MARK = "forbid"
 
 
 @dataclass(frozen=True)
@@ -161,6 +164,19 @@ async def _link_names(
         await _link(conn, space, await entity_id(conn, space, name, "thing", now), kind, target)
 
 
+async def apply_state(
+    conn: aiosqlite.Connection, space: str, state: VerifiedState, config: OrmaConfig
+) -> int:
+    """Write one state at once, outside any batch (``orma_forbid``), by the rules above.
+
+    Returns the id of the state now holding it (an existing one if this was a rehearsal).
+    """
+    state_id = await _apply_state(conn, space, state, config, BatchOutcome(), time.time())
+    if state_id is None:
+        raise InputError("an ended state cannot be registered")
+    return state_id
+
+
 async def _apply_state(
     conn: aiosqlite.Connection,
     space: str,
@@ -168,8 +184,12 @@ async def _apply_state(
     config: OrmaConfig,
     outcome: BatchOutcome,
     now: float,
-) -> None:
+) -> int | None:
     holder = await entity_id(conn, space, state.entity, "person", now)
+    if state.prohibited and not state.ended:
+        registered = await _rule_from_line(conn, space, holder, state.line.sentence_id)
+        if registered is not None:
+            return registered  # the same utterance read again, not said again: no rehearsal
     cursor = await conn.execute(
         "SELECT id, value, stated_at FROM states WHERE space = ? AND entity_id = ? "
         "AND attribute = ? AND condition = ? AND active = 1 ORDER BY stated_at DESC",
@@ -180,12 +200,12 @@ async def _apply_state(
     said_at = state.line.said_at
     if state.ended:
         for old in same:
-            await _close(conn, old.id, None, said_at, "ended")
+            await close_state(conn, old.id, None, said_at, "ended")
         outcome.states_ended += len(same)
         if not same:
             reason = "says it ended, but no such state is active"
             outcome.rejections.append(_rejection(state, reason))
-        return
+        return None
     if same:
         await conn.execute(
             "UPDATE states SET rehearsals = rehearsals + 1, "
@@ -193,7 +213,7 @@ async def _apply_state(
             (said_at, same[0].id),
         )
         outcome.states_rehearsed += 1
-        return
+        return same[0].id
     single = not (
         state.attribute in config.multi_valued_attributes
         or state.attribute.startswith(FORBIDDEN_PREFIX)
@@ -202,19 +222,37 @@ async def _apply_state(
     if newer:
         # Old news arriving late: history behind the state that replaced it.
         new_id = await _insert_state(conn, space, holder, state, now, active=False)
-        await _close(conn, new_id, newer[-1].id, None, "superseded")
+        await close_state(conn, new_id, newer[-1].id, None, "superseded")
     else:
         new_id = await _insert_state(conn, space, holder, state, now, active=True)
         if single:
             for old in active:
-                await _close(conn, old.id, new_id, state.valid_from, "superseded")
+                await close_state(conn, old.id, new_id, state.valid_from, "superseded")
             outcome.states_superseded += len(active)
     outcome.states_added += 1
     await _link(conn, space, holder, "state", new_id)
     await _link_names(conn, space, state.value, "state", new_id, now)
+    return new_id
 
 
-async def _close(
+async def _rule_from_line(
+    conn: aiosqlite.Connection, space: str, holder: int, sentence_id: int
+) -> int | None:
+    """The active rule ``orma_forbid`` registered from this line before sleep read it.
+
+    Sleep words the rule its own way; it is still the same rule, said once.
+    """
+    cursor = await conn.execute(
+        "SELECT s.id FROM states s JOIN episodes e ON e.id = s.episode_id "
+        "WHERE s.space = ? AND s.entity_id = ? AND s.sentence_id = ? AND s.prohibited = 1 "
+        "AND s.active = 1 AND json_extract(e.metadata, '$.orma') = ? ORDER BY s.id LIMIT 1",
+        (space, holder, sentence_id, FORBID_MARK),
+    )
+    row = await cursor.fetchone()
+    return None if row is None else int(row[0])
+
+
+async def close_state(
     conn: aiosqlite.Connection,
     state_id: int,
     superseded_by: int | None,

@@ -21,7 +21,7 @@ from orma_proxy.config import OrmaConfig
 from orma_proxy.errors import ExtractionError, SleepError, StoreError, UpstreamUnavailableError
 from orma_proxy.sleep import batch as batches
 from orma_proxy.sleep import lease
-from orma_proxy.sleep.apply import BatchRun, apply_batch, record_failure, reset_space
+from orma_proxy.sleep.apply import BatchRun, apply_batch, record_failure
 from orma_proxy.sleep.clock import zone
 from orma_proxy.sleep.extract import (
     EXTRACTION_SCHEMA,
@@ -34,6 +34,7 @@ from orma_proxy.sleep.gate import UpstreamGate
 from orma_proxy.sleep.heuristic import extract_by_rules
 from orma_proxy.sleep.holder import USER
 from orma_proxy.sleep.llm import LLMClient
+from orma_proxy.sleep.manual import reset_keeping_rules
 from orma_proxy.sleep.names import FORBIDDEN_PREFIX, EmbedTexts, NameMerger
 from orma_proxy.sleep.report import SleepReport
 from orma_proxy.sleep.verify import Verified, Verifier
@@ -125,7 +126,9 @@ class Sleeper:
             return report
         try:
             if redo:
-                await self._writer.submit(lambda conn: reset_space(conn, space))
+                await self._writer.submit(
+                    lambda conn: reset_keeping_rules(conn, space, self._config)
+                )
             after = await batches.watermark(self._reader, space)
             while work := await batches.next_batch(self._reader, space, after, self._config):
                 if not await lease.acquire(self._writer, space, holder, seconds):

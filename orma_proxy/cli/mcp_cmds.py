@@ -1,0 +1,68 @@
+"""``orma mcp``: serve memory to coding agents over MCP (stdio), or print a client's config."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from orma_proxy.cli.common import DbOption, SpaceOption, say, state
+from orma_proxy.cli.serve_cmds import ModelOption, UpstreamOption
+from orma_proxy.config import OrmaConfig
+from orma_proxy.mcp.clients import CLIENTS, snippet
+
+app = typer.Typer()
+
+
+def _check_client(value: str | None) -> str | None:
+    if value is not None and value not in CLIENTS:
+        raise typer.BadParameter(f"{value!r} is not one of {', '.join(CLIENTS)}")
+    return value
+
+
+def _server_args(db: Path | None, space: str) -> list[str]:
+    """The options the client must pass for the same database and space as this command."""
+    args = ["--db", str(db.expanduser().resolve())] if db is not None else []
+    return [*args, "--space", space] if space != "default" else args
+
+
+@app.command(rich_help_panel="Serve")
+def mcp(
+    ctx: typer.Context,
+    db: DbOption = None,
+    space: SpaceOption = "default",
+    upstream: UpstreamOption = "http://127.0.0.1:11434/v1",
+    model: ModelOption = None,
+    print_config: Annotated[
+        str | None,
+        typer.Option(
+            "--print-config",
+            metavar="CLIENT",
+            help=f"Print the setup for {', '.join(CLIENTS)} and exit.",
+            callback=_check_client,
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """Serve memory to coding agents over MCP on stdin/stdout (Claude Code, Cursor, Windsurf).
+
+    Tools: orma_recall, orma_remember, orma_forbid, orma_facts, orma_forget.
+    --space is the tools' default space. Sleep consolidates in the background
+    with the --upstream LLM, or with rules when it cannot be reached. Logs go
+    to stderr; stdout carries the protocol only.
+
+    Example: orma mcp --print-config claude-code
+    """
+    cli = state(ctx)
+    if print_config is not None:
+        found = snippet(print_config, _server_args(db, space))
+        typer.echo(found.text)
+        say(cli.err, found.where)
+        return
+    from orma_proxy.mcp.server import serve_stdio  # the SDK loads only for the server
+
+    config = OrmaConfig(upstream=upstream, model=model)
+    if db is not None:
+        config.db_path = db
+    serve_stdio(config, space=space, embedder=cli.embedder)

@@ -1,0 +1,79 @@
+"""``orma mcp``: Orma's memory as an MCP server over stdio, for coding agents.
+
+Built on the official SDK's ``MCPServer``. Everything opens in its lifespan
+and closes when the client hangs up: the memory file, one httpx client for
+sleep's upstream, and the ``SleepScheduler`` consolidating in the background
+exactly as in the proxy. stdout carries protocol only: the SDK serves it from
+a private descriptor and points fd 1 at stderr, and every log line goes to
+stderr.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from mcp.server.mcpserver import MCPServer
+
+from orma_proxy import __version__
+from orma_proxy.config import OrmaConfig
+from orma_proxy.embed.base import Embedder
+from orma_proxy.mcp.tools import Runtime, register_tools
+from orma_proxy.memory.engine import AsyncMemory
+from orma_proxy.server.app import upstream_client
+from orma_proxy.sleep import SleepScheduler
+
+log = logging.getLogger(__name__)
+
+INSTRUCTIONS = """\
+Orma is your long-term memory across sessions. Call orma_recall with the task at the \
+start of each task. Record decisions, architecture rules and the user's constraints with \
+orma_remember; when the user says something must never be done, call orma_forbid at once. \
+Lines marked [FORBIDDEN: ...] in a recall are strict: never suggest, mention or do what \
+they forbid. orma_facts lists what is known; orma_forget closes what is no longer true."""
+
+
+def build_server(
+    config: OrmaConfig, *, space: str = "default", embedder: Embedder | None = None
+) -> MCPServer[Runtime]:
+    """The MCP server for ``config``'s database; ``space`` is the tools' default space."""
+
+    @asynccontextmanager
+    async def lifespan(_: MCPServer[Runtime]) -> AsyncIterator[Runtime]:
+        async with (
+            AsyncMemory(config=config, embedder=embedder) as memory,
+            upstream_client(config) as http,
+        ):
+            await memory.warm_up()
+            scheduler = SleepScheduler(memory.sleeper(http=http), config)
+            scheduler.start()
+            log.info("orma mcp: database %s, sleep upstream %s", memory.path, config.upstream)
+            try:
+                yield Runtime(memory, scheduler)
+            finally:
+                await scheduler.close()
+
+    server = MCPServer(
+        "orma",
+        title="Orma memory",
+        instructions=INSTRUCTIONS,
+        version=__version__,
+        lifespan=lifespan,
+        log_level="WARNING",  # the SDK's own chatter; Orma's loggers keep their level
+    )
+    register_tools(server, space)
+    return server
+
+
+def serve_stdio(
+    config: OrmaConfig, *, space: str = "default", embedder: Embedder | None = None
+) -> None:
+    """Serve over stdin/stdout until the client closes stdin."""
+    orma_log = logging.getLogger("orma_proxy")
+    # The CLI already gave Orma's logger a stderr handler; the SDK adds one on the root.
+    propagate, orma_log.propagate = orma_log.propagate, not orma_log.handlers
+    try:
+        build_server(config, space=space, embedder=embedder).run("stdio")
+    finally:
+        orma_log.propagate = propagate
