@@ -2,15 +2,19 @@
 
 Defaults follow the original Orma's README; change them in code
 (``OrmaConfig(search_k=50)``) and pass the object to ``Memory`` or ``create_app``.
+``OrmaConfig(...)`` is exactly what the code says; ``OrmaConfig.load(...)`` adds
+the ``ORMA_*`` environment and ``<home>/config.toml`` beneath it (see
+``config_load``), and is what ``Memory()`` without a config, the CLI and the
+proxy use.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
 def default_home() -> Path:
@@ -55,6 +59,9 @@ class OrmaConfig(BaseModel):
     max_body_bytes: int = Field(20 * 1024 * 1024, ge=1024, description="Larger bodies get 413.")
     recall_context_messages: int = Field(
         2, ge=1, description="Recent user messages the recall query is built from."
+    )
+    recall_exclude_messages: int = Field(
+        8, ge=0, description="Latest messages whose text build_context() leaves out of the block."
     )
     tool_output_max_chars: int = Field(4_000, ge=0, description="Tool output recorded, capped.")
     last_blocks_kept: int = Field(1_000, ge=1, description="Spaces whose last block is kept.")
@@ -174,6 +181,136 @@ class OrmaConfig(BaseModel):
     enable_defeasible_logic: bool = Field(
         True, description="A conditional state ('when I have a cold...') never closes the baseline."
     )
+
+    # --- recall: candidates and cognitive ranking -----------------------------------
+    # Scores are RRF relevance scaled so the best candidate of a query is 1.0; every
+    # boost below is additive and bounded, so together they reorder near-ties but
+    # cannot lift an unmatched item over an exact match (their sum stays under 1).
+    recall_states: int = Field(
+        24, ge=0, description="States (beyond the user's own) considered for the block."
+    )
+    recall_user_states: int = Field(
+        64, ge=0, description="The user's own active states, always candidates (best first)."
+    )
+    recall_events: int = Field(16, ge=0, description="Events considered for the block.")
+    superseded_recent_days: float = Field(
+        90.0, ge=0, description="A state closed this recently is still a candidate (as history)."
+    )
+    term_match_weight: float = Field(
+        1.0, ge=0, description="Weight of the state/event word-match channel in the RRF."
+    )
+    enable_novelty_gate: bool = Field(
+        True, description="Drop a passage nearly identical to one already chosen."
+    )
+    novelty_threshold: float = Field(
+        0.97, gt=0, le=1, description="Cosine at or above which a passage is a duplicate."
+    )
+    enable_spreading_activation: bool = Field(
+        True, description="Associative spread over the entity graph, damped by fan (Anderson)."
+    )
+    activation_base_weight: float = Field(
+        1.0, gt=0, description="S_ji = base_weight / fan(j): what one entity passes on."
+    )
+    activation_depth: int = Field(
+        2, ge=1, le=4, description="Hops from the seed entities (entity -> item -> entity ...)."
+    )
+    activation_hop_decay: float = Field(
+        0.5, gt=0, le=1, description="Activation kept per extra hop beyond the first."
+    )
+    activation_max_seeds: int = Field(24, ge=1, description="Seed entities spread from.")
+    activation_max_fan: int = Field(
+        256, ge=1, description="Hubs linked to more items than this spread nothing (fan ~ 0)."
+    )
+    activation_weight: float = Field(
+        0.35, ge=0, le=1, description="Most an item's score gains from spreading activation."
+    )
+    enable_hawkes: bool = Field(
+        True, description="Hawkes self-exciting burst: items recalled minutes ago rank higher."
+    )
+    hawkes_alpha: float = Field(0.4, ge=0, description="Jump of intensity per recent access.")
+    hawkes_half_life_seconds: float = Field(
+        1800.0, gt=0, description="beta = ln 2 / half-life (30 minutes)."
+    )
+    hawkes_horizon_seconds: float = Field(
+        6 * 3600.0, gt=0, description="Accesses older than this add nothing (12 half-lives)."
+    )
+    hawkes_weight: float = Field(
+        0.12, ge=0, le=1, description="Most the score gains from a burst (bounded, additive)."
+    )
+    enable_ebbinghaus: bool = Field(
+        True, description="Ebbinghaus retention exp(-dt/S), stability growing with rehearsal."
+    )
+    ebbinghaus_s0_days: float = Field(2.0, gt=0, description="Stability S0 of a single mention.")
+    ebbinghaus_gain: float = Field(
+        0.5, ge=0, description="S = S0 * (1 + gain * (n - 1)), n = spaced rehearsals/citations."
+    )
+    ebbinghaus_weight: float = Field(
+        0.1, ge=0, le=1, description="Most the score gains from retention (bounded, additive)."
+    )
+    enable_base_level: bool = Field(
+        True, description="ACT-R base level: recency and frequency of use, power-law decay."
+    )
+    base_level_decay: float = Field(
+        0.5, gt=0, description="d in sum((age_days + 1) ** -d) over an item's uses."
+    )
+    base_level_weight: float = Field(
+        0.1, ge=0, le=1, description="Most the score gains from base level (bounded, additive)."
+    )
+    access_flush_seconds: float = Field(
+        0.5, ge=0, description="Recall's access log is written in one batch this long after."
+    )
+    access_keep_per_item: int = Field(
+        64, ge=1, description="Most recent accesses kept per item (older ones add ~nothing)."
+    )
+
+    # --- the memory block: layout -------------------------------------------------
+    enable_sutra_packing: bool = Field(
+        True,
+        description="Dense bracket lines ([user.attr: value]); off = classic prose sections.",
+    )
+    budget_share_states: float = Field(
+        0.4, ge=0, le=1, description="Share of the budget (after rules) for states."
+    )
+    budget_share_events: float = Field(
+        0.2, ge=0, le=1, description="Share of the budget (after rules) for events."
+    )
+    budget_share_passages: float = Field(
+        0.4, ge=0, le=1, description="Share of the budget (after rules) for passages."
+    )
+    tokenizer: Path | None = Field(
+        None,
+        description="The upstream model's tokenizer.json to count block tokens with "
+        "(default: the embedder's tokenizer).",
+    )
+
+    @model_validator(mode="after")
+    def _check_sums(self) -> Self:
+        shares = self.budget_share_states + self.budget_share_events + self.budget_share_passages
+        if shares > 1.0 + 1e-9:
+            raise ValueError(
+                f"budget_share_states + budget_share_events + budget_share_passages "
+                f"must be at most 1, not {shares:g}"
+            )
+        boosts = (
+            self.activation_weight
+            + self.hawkes_weight
+            + self.ebbinghaus_weight
+            + self.base_level_weight
+        )
+        if boosts >= 1.0:
+            raise ValueError(
+                "activation_weight + hawkes_weight + ebbinghaus_weight + base_level_weight "
+                f"must stay under 1 (so no boost lifts an unmatched item over the best match), "
+                f"not {boosts:g}"
+            )
+        return self
+
+    @classmethod
+    def load(cls, **overrides: Any) -> OrmaConfig:
+        """Code ``overrides`` > ``ORMA_*`` environment > ``<home>/config.toml`` > defaults."""
+        from orma_proxy.config_load import load_config
+
+        return load_config(overrides).config
 
     def resolved_db_path(self) -> Path:
         """The database file this configuration points at."""

@@ -5,6 +5,7 @@ request to another URL and the response back, streaming both ways, keeping
 status, headers and bodies.
 """
 
+from webui_passthrough.coalesce import coalesced
 from webui_passthrough.proxy import forward, relay_response, request_headers, response_headers
 
-__all__ = ["forward", "relay_response", "request_headers", "response_headers"]
+__all__ = ["coalesced", "forward", "relay_response", "request_headers", "response_headers"]

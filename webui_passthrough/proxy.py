@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Iterable
+from contextlib import aclosing
 
 import httpx
 from starlette.background import BackgroundTask
 from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import StreamingResponse
+
+from webui_passthrough.coalesce import coalesced
 
 # RFC 9110 §7.6.1 connection-specific headers, never forwarded.
 HOP_BY_HOP = frozenset(
@@ -96,7 +99,8 @@ def relay_response(
 async def _relay(upstream: httpx.Response) -> AsyncIterator[bytes]:
     """The raw (still encoded) body, closing the upstream however the relay ends."""
     try:
-        async for chunk in upstream.aiter_raw():
-            yield chunk
+        async with aclosing(coalesced(upstream.aiter_raw())) as chunks:
+            async for chunk in chunks:
+                yield chunk
     finally:
         await upstream.aclose()

@@ -7,6 +7,7 @@ import time
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
+from functools import cached_property
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
@@ -19,15 +20,17 @@ from orma_proxy.embed.models import load_embedder
 from orma_proxy.errors import InputError, OrmaError
 from orma_proxy.memory.indexer import Indexer
 from orma_proxy.memory.stats import Stats, collect_stats
-from orma_proxy.recall.pack import MemoryBlock, estimate_tokens, pack_block
+from orma_proxy.recall.access import AccessLog
+from orma_proxy.recall.pack import MemoryBlock, TokenCounter, estimate_tokens
+from orma_proxy.recall.pipeline import RecallRequest, recall_block
 from orma_proxy.recall.search import SearchResult, hybrid_search
 from orma_proxy.recall.states import (
     State,
-    forbidden_states,
     list_facts,
     matching_states,
     state_by_id,
 )
+from orma_proxy.recall.tokens import load_token_counter
 from orma_proxy.sleep import Sleeper, SleepReport, UpstreamGate
 from orma_proxy.sleep.manual import FORBID_MARK, forget_state, register_rule
 from orma_proxy.store.database import Database
@@ -63,12 +66,13 @@ class AsyncMemory:
             updates["upstream"] = upstream
         if model is not None:
             updates["model"] = model
-        self.config = (config or OrmaConfig()).model_copy(update=updates)
+        self.config = (config or OrmaConfig.load()).model_copy(update=updates)
         self._given_embedder = embedder
         self._db: Database | None = None
         self._indexer: Indexer | None = None
         self._query_pool: ThreadPoolExecutor | None = None
         self._index_pool: ThreadPoolExecutor | None = None
+        self._access: AccessLog | None = None
 
     # --- lifecycle -------------------------------------------------------------
 
@@ -85,10 +89,14 @@ class AsyncMemory:
         self._index_pool = ThreadPoolExecutor(1, thread_name_prefix="orma-embed-index")
         self._indexer = Indexer(self._db.reader, self._db.writer, self._embed_batch, self.config)
         self._indexer.start()
+        self._access = AccessLog(self._db.writer, self.config)
         return self
 
     async def close(self) -> None:
         """Stop background work and close the file. Pending vectors resume next time."""
+        if self._access is not None:
+            await self._access.close()
+            self._access = None
         if self._indexer is not None:
             await self._indexer.close()
             self._indexer = None
@@ -177,10 +185,11 @@ class AsyncMemory:
         return await self.add(text, space=space, role=role, at=at)
 
     async def flush(self) -> None:
-        """Wait until every stored sentence is searchable by vector too."""
+        """Wait until every stored sentence is searchable by vector, and recall's log is written."""
         self._opened()
-        assert self._indexer is not None
+        assert self._indexer is not None and self._access is not None
         await self._indexer.flush()
+        await self._access.flush()
 
     # --- reading -------------------------------------------------------------------
 
@@ -211,23 +220,73 @@ class AsyncMemory:
         *,
         budget_tokens: int | None = None,
         exclude_texts: Iterable[str] = (),
+        at: When = None,
+        count_tokens: TokenCounter | None = None,
     ) -> MemoryBlock:
         """The memory block for ``query``: what the proxy injects, within the token budget.
 
-        ``exclude_texts`` are texts the model already sees (the conversation), left out.
+        ``exclude_texts`` are texts the model already sees (the conversation), left
+        out. ``at`` recalls as of that moment (default now): the clock of every
+        temporal boost and the block's "Today is". ``count_tokens`` counts with the
+        upstream model's tokenizer when the caller has it (else ``config.tokenizer``,
+        else the embedder's). The items returned are logged after, in the background.
         """
-        result = await self.search(query, space=space, k=self.config.recall_passages)
-        rules = await forbidden_states(self._opened().reader, result.space)
+        db = self._opened()
+        query = _check_text(query, "query")
+        space = _check_space(space)
+        now = _timestamp(at, default=time.time())
         budget = min(budget_tokens or self.config.budget_tokens, self.config.budget_tokens)
-        return pack_block(
-            result.passages,
+        request = RecallRequest(
+            query=query[: self.config.max_query_chars],
+            space=space,
+            now=now,
+            today=datetime.fromtimestamp(now).astimezone().date(),
             budget_tokens=budget,
-            today=datetime.now().astimezone().date(),
-            count_tokens=getattr(self.embedder, "count_tokens", estimate_tokens),
-            # A rule's own line would only repeat its [FORBIDDEN: ...] line.
-            exclude_texts=[*exclude_texts, *(rule.quote for rule in rules)],
-            forbidden=[rule.value for rule in rules],
+            count_tokens=count_tokens or self._count_tokens,
+            exclude_texts=tuple(exclude_texts),
         )
+        block = await recall_block(db.reader, self._embed_query, request, self.config)
+        assert self._access is not None
+        self._access.record(space, block.keys(), now)
+        return block
+
+    async def build_context(
+        self,
+        messages: list[dict[str, Any]],
+        space: str = "default",
+        *,
+        budget_tokens: int | None = None,
+        at: When = None,
+    ) -> list[dict[str, Any]]:
+        """``messages`` with the memory block merged into the system prompt, as the proxy does.
+
+        The query is the latest user message (with the one before it); the block is
+        appended to the first system message, or a system message is added first.
+        The list given is not changed.
+        """
+        # Imported here: orma_proxy.server's package imports this module.
+        from orma_proxy.server.messages import inject_block, recall_query, text_of
+
+        query = recall_query(messages, self.config.recall_context_messages)
+        if not query.strip():
+            return list(messages)
+        recent = messages[-self.config.recall_exclude_messages :]
+        block = await self.recall(
+            query,
+            space,
+            budget_tokens=budget_tokens,
+            exclude_texts=[text_of(m.get("content")) for m in recent],
+            at=at,
+        )
+        return list(messages) if block.empty else inject_block(messages, block.text)
+
+    @cached_property
+    def _count_tokens(self) -> TokenCounter:
+        """``config.tokenizer`` if set, else the embedder's tokenizer, else an estimate."""
+        if self.config.tokenizer is not None:
+            return load_token_counter(self.config.tokenizer)
+        counter: TokenCounter = getattr(self.embedder, "count_tokens", estimate_tokens)
+        return counter
 
     async def warm_up(self) -> None:
         """Run the query path once so the first real request doesn't pay for it."""

@@ -123,10 +123,30 @@ class Memory:
         return self._runner.run(self._async.facts(space, include_history=include_history))
 
     def recall(
-        self, query: str, space: str = "default", budget_tokens: int | None = None
+        self,
+        query: str,
+        space: str = "default",
+        budget_tokens: int | None = None,
+        *,
+        at: When = None,
     ) -> MemoryBlock:
         """The memory block the proxy would inject for ``query`` (forbidden rules first)."""
-        return self._runner.run(self._async.recall(query, space, budget_tokens=budget_tokens))
+        return self._runner.run(
+            self._async.recall(query, space, budget_tokens=budget_tokens, at=at)
+        )
+
+    def build_context(
+        self,
+        messages: list[dict[str, Any]],
+        space: str = "default",
+        *,
+        budget_tokens: int | None = None,
+        at: When = None,
+    ) -> list[dict[str, Any]]:
+        """``messages`` with the memory block merged into the system prompt."""
+        return self._runner.run(
+            self._async.build_context(messages, space, budget_tokens=budget_tokens, at=at)
+        )
 
     def forbid(self, rule: str, space: str = "default") -> State:
         """Register ``rule`` as forbidden now (a ``forbidden_<name>`` state)."""

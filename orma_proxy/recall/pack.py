@@ -1,50 +1,104 @@
 """The memory block: what the model is told, inside a hard token budget.
 
-Lines use the original Orma's Sutra format (``[LOG: 2026-10-10 user: ...]``)
-under its ``## Memory`` header. Forbidden rules come first, as
-``[FORBIDDEN: rule]``, with a header sentence framing them as strict negative
-constraints: a small model obeys a prohibition it reads first and is told is
-absolute far more reliably than one buried among facts. Tokens are counted
-with a real tokenizer when the embedder has one; the block never exceeds its
-budget.
+Forbidden rules come first, with a header sentence framing them as strict
+negative constraints: a small model obeys a prohibition it reads first and is
+told is absolute far more reliably than one buried among facts. What the
+rules leave of the budget is split between states, events and passages
+(``budget_share_*``); each section takes its best entries while its share
+lasts, then what any section left unused goes to the best entries still out,
+whatever their kind. A passage is left out when the states and events drawn
+from it are all in the block (the consolidated line says it in fewer tokens)
+unless one of its facts has changed since: then it is shown, marked
+``[outdated: now X]``. Tokens are counted with a real tokenizer when one is
+given, and the whole text is recounted at the end: the block never exceeds
+its budget.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
+from orma_proxy.recall.access import ItemKey
+from orma_proxy.recall.layout import FORBIDDEN_NOTE, HEADER, SECTIONS, Layout
 from orma_proxy.recall.search import Passage
+from orma_proxy.recall.states import Event, State
+
+__all__ = [
+    "FORBIDDEN_NOTE",
+    "HEADER",
+    "Entry",
+    "MemoryBlock",
+    "Shares",
+    "TokenCounter",
+    "estimate_tokens",
+    "pack_block",
+]
 
 TokenCounter = Callable[[str], int]
-
-HEADER = (
-    "## Memory\n"
-    "What you remember about the person you are talking to, from earlier conversations, "
-    "notes and documents. Answer directly using these facts and statements without asking "
-    "the user to re-confirm details already provided here; do not mention this list. "
-    "A line marked [outdated] was true when it was said and has changed since. "
-    "Today is {today}."
-)
-FORBIDDEN_NOTE = (
-    " Lines marked [FORBIDDEN: ...] are strict negative constraints: you must NEVER "
-    "suggest, mention, or take what is forbidden."
-)
 
 
 @dataclass(frozen=True)
 class MemoryBlock:
-    """The packed block, its size in tokens, and the rules and passages it holds."""
+    """The packed block, its size in tokens, and the rules, states, events and passages in it."""
 
     text: str
     tokens: int
     passages: list[Passage] = field(default_factory=list)
     forbidden: list[str] = field(default_factory=list)
+    states: list[State] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
 
     @property
     def empty(self) -> bool:
-        return not self.passages and not self.forbidden
+        return not (self.passages or self.forbidden or self.states or self.events)
+
+    def keys(self) -> list[ItemKey]:
+        """The items in the block, as the access log names them."""
+        return [
+            *(("state", s.id) for s in self.states),
+            *(("event", e.id) for e in self.events),
+            *(("passage", p.sentence_id) for p in self.passages),
+        ]
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One ranked item for the block: exactly one of state, event or passage.
+
+    For a passage, ``backs`` are the states and events drawn from it and
+    ``replaced_by`` what replaced the facts it stated (``""`` for one that ended).
+    """
+
+    score: float
+    state: State | None = None
+    event: Event | None = None
+    passage: Passage | None = None
+    backs: frozenset[ItemKey] = frozenset()
+    replaced_by: tuple[str, ...] = ()
+
+    @property
+    def section(self) -> str:
+        return "states" if self.state else "events" if self.event else "passages"
+
+    @property
+    def key(self) -> ItemKey:
+        if self.state is not None:
+            return ("state", self.state.id)
+        if self.event is not None:
+            return ("event", self.event.id)
+        assert self.passage is not None
+        return ("passage", self.passage.sentence_id)
+
+
+@dataclass(frozen=True)
+class Shares:
+    """Shares of the budget left after the rules."""
+
+    states: float = 0.4
+    events: float = 0.2
+    passages: float = 0.4
 
 
 def estimate_tokens(text: str) -> int:
@@ -52,63 +106,139 @@ def estimate_tokens(text: str) -> int:
     return len(text) // 3 + 1
 
 
-def log_line(passage: Passage) -> str:
-    return f"[LOG: {passage.said_at.date().isoformat()} {passage.role}: {passage.text}]"
+def _normal(text: str) -> str:
+    return " ".join(text.split())
 
 
-def forbidden_line(rule: str) -> str:
-    return f"[FORBIDDEN: {rule}]"
+def _sort_key(entry: Entry) -> tuple[object, ...]:
+    """Reading order within a section: the user's states first, events by date, passages by time."""
+    if entry.state is not None:
+        s = entry.state
+        return (s.entity != "user", s.entity, s.attribute, s.condition != "", s.condition, s.id)
+    if entry.event is not None:
+        return (entry.event.date is None, entry.event.date or "", entry.event.id)
+    assert entry.passage is not None
+    return (entry.passage.said_at, entry.passage.sentence_id)
 
 
 def pack_block(
-    passages: Iterable[Passage],
+    passages: Iterable[Passage] = (),
     *,
     budget_tokens: int,
     today: date,
     count_tokens: TokenCounter = estimate_tokens,
     exclude_texts: Iterable[str] = (),
     forbidden: Iterable[str] = (),
+    entries: Sequence[Entry] = (),
+    sutra: bool = True,
+    shares: Shares | None = None,
 ) -> MemoryBlock:
-    """Pack the forbidden rules, then the best passages, until the budget is spent.
+    """Pack the rules, then the best entries (``passages`` alone: best first), within budget.
 
     Passages whose text the conversation already holds (``exclude_texts``) or
     that repeat one already packed are skipped: the model sees them anyway.
     """
-    rules = list(dict.fromkeys(" ".join(r.split()) for r in forbidden if r.strip()))
-    header = HEADER.format(today=today.isoformat()) + (FORBIDDEN_NOTE if rules else "")
+    layout = Layout(sutra)
+    shares = shares or Shares()
+    ranked = list(entries) or [Entry(score=-float(i), passage=p) for i, p in enumerate(passages)]
+    rules = list(dict.fromkeys(_normal(r) for r in forbidden if r.strip()))
+    header = layout.header(today, rules=bool(rules))
     used = count_tokens(header) + 1
     if used > budget_tokens:
         return MemoryBlock("", 0)
-    seen = {" ".join(t.split()) for t in exclude_texts}
-    lines: list[str] = []
-    kept: list[str] = []
-    for rule in rules:
-        line = forbidden_line(rule)
-        cost = count_tokens(line) + 1
-        if used + cost <= budget_tokens:
-            lines.append(line)
-            kept.append(rule)
-            used += cost
-    chosen: list[Passage] = []
-    for passage in passages:
-        normal = " ".join(passage.text.split())
+    lines: dict[str, list[str]] = {name: [] for name in SECTIONS}
+    cost: dict[str, int] = dict.fromkeys(SECTIONS, 0)
+
+    def take(section: str, line: str, limit: float) -> bool:
+        nonlocal used
+        title = layout.title(section)
+        extra = count_tokens(title) + 1 if title and not lines[section] else 0
+        spent = count_tokens(line) + 1 + extra
+        if used + spent > budget_tokens or cost[section] + spent > limit:
+            return False
+        lines[section].append(line)
+        cost[section] += spent
+        used += spent
+        return True
+
+    kept_rules = [rule for rule in rules if take("rules", layout.rule(rule), budget_tokens)]
+    left = budget_tokens - used
+    limits = {
+        "states": left * shares.states,
+        "events": left * shares.events,
+        "passages": left * shares.passages,
+    }
+    seen = {_normal(t) for t in exclude_texts}
+    chosen: list[Entry] = []
+    packed: set[ItemKey] = set()
+
+    def consider(entry: Entry, limit: float) -> None:
+        line = _line(layout, entry, seen, packed)
+        if line is not None and take(entry.section, line, limit):
+            chosen.append(entry)
+            packed.add(entry.key)
+            if entry.passage is not None:
+                seen.add(_normal(entry.passage.text))
+
+    by_section = sorted(ranked, key=lambda e: SECTIONS.index(e.section))
+    for entry in by_section:
+        consider(entry, limits[entry.section])
+    for entry in ranked:  # what a section left unused, to the best entries still out
+        if entry.key not in packed:
+            consider(entry, budget_tokens)
+    return _finish(layout, header, kept_rules, chosen, budget_tokens, count_tokens)
+
+
+def _line(layout: Layout, entry: Entry, seen: set[str], packed: set[ItemKey]) -> str | None:
+    """The entry's line, or None when the model would learn nothing new from it."""
+    passage = entry.passage
+    if passage is not None:
+        normal = _normal(passage.text)
         if normal in seen or any(normal in t for t in seen if len(t) > len(normal)):
-            continue
-        line = log_line(passage)
-        cost = count_tokens(line) + 1
-        if used + cost > budget_tokens:
-            continue
-        seen.add(normal)
-        lines.append(line)
-        chosen.append(passage)
-        used += cost
-    while lines:
-        # Tokens at line joins can differ from the sum of the parts: recount the whole.
-        text = header + "\n\n" + "\n".join(lines)
+            return None
+        if entry.backs and not entry.replaced_by and entry.backs <= packed:
+            return None
+    return _render(layout, entry)
+
+
+def _finish(
+    layout: Layout,
+    header: str,
+    rules: list[str],
+    chosen: list[Entry],
+    budget_tokens: int,
+    count_tokens: TokenCounter,
+) -> MemoryBlock:
+    """Assemble in reading order; while the whole text is over budget, drop the weakest entry."""
+    entries = sorted(chosen, key=lambda e: -e.score)
+    while True:
+        sections: dict[str, list[str]] = {"rules": [layout.rule(r) for r in rules]}
+        for name in SECTIONS[1:]:
+            mine = sorted((e for e in entries if e.section == name), key=_sort_key)
+            sections[name] = [_render(layout, e) for e in mine]
+        text = layout.join(header, sections)
         tokens = count_tokens(text)
-        if tokens <= budget_tokens:
-            return MemoryBlock(text, tokens, chosen, kept[: len(lines)])
-        lines.pop()
-        if chosen:
-            chosen.pop()
-    return MemoryBlock("", 0)
+        if tokens <= budget_tokens and (rules or entries):
+            return MemoryBlock(
+                text,
+                tokens,
+                passages=[e.passage for e in entries if e.passage is not None],
+                forbidden=rules,
+                states=[e.state for e in entries if e.state is not None],
+                events=[e.event for e in entries if e.event is not None],
+            )
+        if entries:
+            entries.pop()  # tokens at line joins can differ from the sum of the parts
+        elif rules:
+            rules = rules[:-1]
+        else:
+            return MemoryBlock("", 0)
+
+
+def _render(layout: Layout, entry: Entry) -> str:
+    if entry.state is not None:
+        return layout.state(entry.state)
+    if entry.event is not None:
+        return layout.event(entry.event)
+    assert entry.passage is not None
+    return layout.passage(entry.passage, entry.replaced_by)

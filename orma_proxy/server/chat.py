@@ -39,7 +39,7 @@ from orma_proxy.server.messages import (
 )
 from orma_proxy.server.upstream import Upstream
 from orma_proxy.sleep import UpstreamGate
-from webui_passthrough import relay_response, response_headers
+from webui_passthrough import coalesced, relay_response, response_headers
 
 log = logging.getLogger(__name__)
 
@@ -214,9 +214,10 @@ async def relay(
     """
     complete = False
     try:
-        async for chunk in reply.aiter_raw():
-            capture.feed(chunk)
-            yield chunk
+        async with contextlib.aclosing(coalesced(reply.aiter_raw())) as chunks:
+            async for chunk in chunks:
+                capture.feed(chunk)
+                yield chunk
         capture.finish()
         complete = True
     except httpx.HTTPError as exc:

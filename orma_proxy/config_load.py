@@ -1,0 +1,169 @@
+"""Where configuration comes from: code > ``ORMA_*`` environment > TOML file > defaults.
+
+Each field ``x`` is read from ``ORMA_X`` (``home`` from ``ORMA_DIR``) and from
+the key ``x`` of ``<home>/config.toml`` (or the file ``ORMA_CONFIG`` names).
+Values are validated by ``OrmaConfig`` itself; an unknown TOML key or a bad
+value anywhere is a ``ConfigError`` naming where it came from. The origin of
+every value is kept so ``orma config`` can say why a value is what it is.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import logging
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, get_origin
+
+from pydantic import ValidationError
+
+from orma_proxy.config import OrmaConfig, default_home
+from orma_proxy.errors import ConfigError
+
+log = logging.getLogger(__name__)
+
+ENV_PREFIX = "ORMA_"
+HOME_ENV = "ORMA_DIR"
+FILE_ENV = "ORMA_CONFIG"
+FILE_NAME = "config.toml"
+# Read by their own commands in their own formats, not as OrmaConfig fields.
+OTHER_ENV = frozenset({HOME_ENV, FILE_ENV, "ORMA_API_KEYS", "ORMA_API_KEYS_FILE", "ORMA_MCP_SPACE"})
+# Fields a variable cannot set: the proxy reads ORMA_API_KEYS as 'key=space,...;...'.
+NOT_FROM_ENV = frozenset({"api_keys"})
+
+DEFAULT = "default"
+CODE = "code"
+
+
+@dataclass(frozen=True)
+class LoadedConfig:
+    """The effective configuration, the origin of each value, and what was ignored."""
+
+    config: OrmaConfig
+    origins: dict[str, str]
+    file: Path
+    file_found: bool
+    ignored_env: list[str] = field(default_factory=list)
+
+
+def env_name(name: str) -> str:
+    return HOME_ENV if name == "home" else ENV_PREFIX + name.upper()
+
+
+def load_config(
+    overrides: Mapping[str, Any] | None = None,
+    *,
+    environ: Mapping[str, str] | None = None,
+) -> LoadedConfig:
+    """Merge the sources, validate once, and record where every value came from."""
+    environ = os.environ if environ is None else environ
+    overrides = dict(overrides or {})
+    fields = OrmaConfig.model_fields
+    unknown = sorted(set(overrides) - set(fields))
+    if unknown:
+        raise ConfigError(f"unknown configuration key {_suggest(unknown[0], fields)}")
+    from_env = _from_env(environ)
+    home = overrides.get("home") or from_env.get("home") or default_home()
+    path = Path(environ.get(FILE_ENV) or Path(home).expanduser() / FILE_NAME).expanduser()
+    from_file = _from_file(path)
+    origins = dict.fromkeys(fields, DEFAULT)
+    values: dict[str, Any] = {}
+    for source, origin in (
+        (from_file, f"file {path}"),
+        (from_env, "env"),
+        (overrides, CODE),
+    ):
+        for key, value in source.items():
+            values[key] = value
+            origins[key] = f"env {env_name(key)}" if origin == "env" else origin
+    try:
+        config = OrmaConfig(**values)
+    except ValidationError as exc:
+        raise ConfigError(_explain(exc, origins)) from None
+    ignored = sorted(
+        k
+        for k in environ
+        if k.startswith(ENV_PREFIX)
+        and k not in OTHER_ENV
+        and k[len(ENV_PREFIX) :].lower() not in fields
+    )
+    for name in ignored:
+        log.warning("%s is not an Orma setting; ignored", name)
+    return LoadedConfig(config, origins, path, path.is_file(), ignored)
+
+
+def _from_env(environ: Mapping[str, str]) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    for name, info in OrmaConfig.model_fields.items():
+        raw = environ.get(env_name(name))
+        if raw is None or name in NOT_FROM_ENV:
+            continue
+        values[name] = _env_value(name, raw, get_origin(info.annotation))
+    return values
+
+
+def _env_value(name: str, raw: str, origin: object) -> Any:
+    """A variable's text as the field wants it; pydantic converts numbers and booleans."""
+    if origin is tuple:
+        stripped = raw.strip()
+        if stripped.startswith("["):
+            return _json(name, stripped)
+        return tuple(p.strip() for p in stripped.split(",") if p.strip())
+    if origin is dict:
+        return _json(name, raw)
+    return raw
+
+
+def _json(name: str, raw: str) -> Any:
+    try:
+        return json.loads(raw)
+    except ValueError as exc:
+        raise ConfigError(f"{env_name(name)} is not valid JSON: {exc}") from None
+
+
+def _from_file(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        return {}
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"cannot read {path}: {exc}") from None
+    fields = OrmaConfig.model_fields
+    unknown = sorted(set(data) - set(fields))
+    if unknown:
+        raise ConfigError(f"{path}: unknown key {_suggest(unknown[0], fields)}")
+    return data
+
+
+def _suggest(key: str, known: Mapping[str, object]) -> str:
+    close = difflib.get_close_matches(key, list(known), n=1)
+    return f"{key!r}" + (f" (did you mean {close[0]!r}?)" if close else "")
+
+
+def _explain(exc: ValidationError, origins: Mapping[str, str]) -> str:
+    """One line per bad value: its key, where it came from, and what is wrong."""
+    lines = []
+    for error in exc.errors():
+        key = str(error["loc"][0]) if error["loc"] else ""
+        where = f" (from {origins.get(key, DEFAULT)})" if key else ""
+        value = f" = {error['input']!r}" if key and not isinstance(error["input"], dict) else ""
+        lines.append(f"{key or 'configuration'}{value}{where}: {error['msg']}")
+    return "invalid configuration: " + "; ".join(lines)
+
+
+def describe(loaded: LoadedConfig) -> list[tuple[str, str, str]]:
+    """``(key, value, origin)`` for every field, secrets hidden, for ``orma config``."""
+    rows = []
+    data = loaded.config.model_dump(mode="json")
+    for name, info in OrmaConfig.model_fields.items():
+        value = data[name]
+        if not info.repr and value:
+            shown = "(set, hidden)"
+        else:
+            shown = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value
+        rows.append((name, shown, loaded.origins[name]))
+    return rows

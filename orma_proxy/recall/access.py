@@ -1,0 +1,119 @@
+"""Recall's access log: what each recall put into the block, feeding the temporal boosts.
+
+A reply must not wait for bookkeeping, so ``AccessLog.record`` only appends
+to a buffer; one background task writes the buffer through the single writer
+``access_flush_seconds`` later, in one job, however many recalls happened
+meanwhile. Only the newest ``access_keep_per_item`` accesses of an item are
+kept: a use older than those adds next to nothing to any boost, and reading
+an item's history must stay cheap.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import sqlite3
+from collections.abc import Iterable
+from typing import Literal
+
+import aiosqlite
+
+from orma_proxy.config import OrmaConfig
+from orma_proxy.errors import OrmaError
+from orma_proxy.store.writer import Writer
+
+log = logging.getLogger(__name__)
+
+Kind = Literal["passage", "state", "event"]
+ItemKey = tuple[Kind, int]
+_Row = tuple[str, str, int, float]  # space, kind, item_id, at
+
+
+async def read_accesses(
+    conn: aiosqlite.Connection, space: str, keys: Iterable[ItemKey]
+) -> dict[ItemKey, tuple[float, ...]]:
+    """The kept access times of each item (oldest first); items never recalled are absent."""
+    by_kind: dict[str, list[int]] = {}
+    for kind, item_id in keys:
+        by_kind.setdefault(kind, []).append(item_id)
+    if not by_kind:
+        return {}
+    tests: list[str] = []
+    args: list[object] = []
+    for name, ids in by_kind.items():
+        tests.append(f"(kind = ? AND item_id IN ({','.join('?' * len(ids))}))")
+        args += [name, *ids]
+    rows = await conn.execute_fetchall(
+        "SELECT kind, item_id, at FROM recall_access "
+        f"WHERE space = ? AND ({' OR '.join(tests)}) ORDER BY at",
+        (space, *args),
+    )
+    found: dict[ItemKey, list[float]] = {}
+    for kind, item_id, at in rows:
+        found.setdefault((kind, int(item_id)), []).append(float(at))
+    return {key: tuple(times) for key, times in found.items()}
+
+
+async def write_accesses(conn: aiosqlite.Connection, rows: list[_Row], keep: int) -> None:
+    """Append the rows, then trim each item they touch to its ``keep`` newest accesses."""
+    await conn.executemany(
+        "INSERT INTO recall_access (space, kind, item_id, at) VALUES (?, ?, ?, ?)", rows
+    )
+    touched = sorted({(space, kind, item_id) for space, kind, item_id, _ in rows})
+    await conn.executemany(
+        "DELETE FROM recall_access WHERE space = ?1 AND kind = ?2 AND item_id = ?3 AND at < "
+        "(SELECT at FROM recall_access WHERE space = ?1 AND kind = ?2 AND item_id = ?3 "
+        "ORDER BY at DESC LIMIT 1 OFFSET ?4)",
+        [(space, kind, item_id, keep - 1) for space, kind, item_id in touched],
+    )
+
+
+class AccessLog:
+    """Buffers accesses and writes them in one batch after a short delay."""
+
+    def __init__(self, writer: Writer, config: OrmaConfig) -> None:
+        self._writer = writer
+        self._delay = config.access_flush_seconds
+        self._keep = config.access_keep_per_item
+        self._pending: list[_Row] = []
+        self._task: asyncio.Task[None] | None = None
+        self._waiting = False  # the task is still sleeping: nothing taken from the buffer yet
+
+    def record(self, space: str, keys: Iterable[ItemKey], at: float) -> None:
+        """Note that recall returned ``keys`` at ``at``; written later, never awaited."""
+        self._pending += [(space, kind, item_id, at) for kind, item_id in keys]
+        if self._pending and (self._task is None or self._task.done()):
+            self._waiting = True
+            self._task = asyncio.create_task(self._later(), name="orma-access-log")
+
+    async def flush(self) -> None:
+        """Write everything buffered now (and wait for a write already under way)."""
+        task = self._task
+        if task is not None and not task.done() and not self._waiting:
+            await asyncio.shield(task)
+        await self._write()
+
+    async def close(self) -> None:
+        """Stop the delayed write and write what is buffered at once."""
+        task, self._task = self._task, None
+        if task is not None and not task.done():
+            if self._waiting:
+                task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        await self._write()
+
+    async def _later(self) -> None:
+        await asyncio.sleep(self._delay)
+        self._waiting = False
+        await self._write()
+
+    async def _write(self) -> None:
+        rows, self._pending = self._pending, []
+        if not rows:
+            return
+        try:
+            await self._writer.submit(lambda conn: write_accesses(conn, rows, self._keep))
+        except (OrmaError, sqlite3.Error) as exc:  # bookkeeping never breaks recall
+            log.warning("could not record %d recall accesses: %s", len(rows), exc)

@@ -1,0 +1,322 @@
+"""What recall may put in the block: passages, states and events, with their relevance.
+
+Sources, in one pass of indexed SQL after the hybrid search:
+
+- passages (sentences) from BM25 + vectors, with their RRF score;
+- states and events cited from those sentences inherit the sentence's score:
+  they are that sentence, consolidated. A closed state found this way lends
+  its score to the active state that replaced it ("I live in Pune" finds the
+  current home city) and stays a candidate itself while recently closed, as
+  history;
+- states and events sharing words with the query form one more RRF channel;
+- the user's own active states are always candidates, scored by boosts only
+  when nothing matched them;
+- forbidden rules (``prohibited`` or ``forbidden_*``) are always carried.
+
+Relevance is plain RRF; ``rank`` turns it into the final score.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+import aiosqlite
+
+from orma_proxy.config import OrmaConfig
+from orma_proxy.recall.access import ItemKey
+from orma_proxy.recall.search import EmbedQuery, Passage, hybrid_search
+from orma_proxy.recall.states import (
+    _EVENT_SQL,
+    _STATE_SQL,
+    Event,
+    State,
+    _event,
+    _state,
+    _terms,
+)
+from orma_proxy.recall.temporal import SECONDS_PER_DAY, History
+from orma_proxy.sleep.holder import USER
+from orma_proxy.store.episodes import fetch_sentences
+
+# _STATE_SQL / _EVENT_SQL with the times a history needs appended (after _state's columns).
+_STATE_TIMES_SQL = _STATE_SQL.replace(
+    " FROM states s ", ", s.stated_at, s.rehearsed_at FROM states s ", 1
+)
+_EVENT_TIMES_SQL = _EVENT_SQL.replace(
+    " FROM events v ", ", (SELECT said_at FROM episodes WHERE id = v.episode_id) FROM events v ", 1
+)
+_STATE_COLUMNS = 17
+_EVENT_COLUMNS = 9
+# Longest replacement chain followed (a guard: chains are acyclic by construction).
+_MAX_CHAIN = 64
+_RULE_TEST = "(s.prohibited = 1 OR s.attribute LIKE 'forbidden\\_%' ESCAPE '\\')"
+
+
+@dataclass
+class Candidate:
+    """One item that may go into the block, and everything ranking knows about it."""
+
+    key: ItemKey
+    history: History
+    passage: Passage | None = None
+    state: State | None = None
+    event: Event | None = None
+    relevance: float = 0.0
+    activation: float = 0.0
+    score: float = 0.0
+    boosts: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Successor:
+    """Where the chain of states that replaced a closed state ends."""
+
+    sentence_id: int
+    head_id: int
+    value: str
+    active: bool
+
+
+@dataclass
+class Pool:
+    """Every candidate of a recall, the rules always packed, and what each sentence backs.
+
+    ``citing`` maps a sentence to the states and events drawn from it (closed
+    ones included), ``closed`` a closed state to what replaced it.
+    """
+
+    items: dict[ItemKey, Candidate]
+    rules: list[State]
+    citing: dict[int, set[ItemKey]] = field(default_factory=dict)
+    closed: dict[int, Successor] = field(default_factory=dict)
+
+    def outdated(self, sentence_id: int) -> list[str]:
+        """What replaced the facts a sentence stated: ``["Bangalore"]``, ``[""]`` if ended."""
+        marks = []
+        for kind, item_id in sorted(self.citing.get(sentence_id, ())):
+            successor = self.closed.get(item_id) if kind == "state" else None
+            if successor is not None:
+                marks.append(successor.value if successor.active else "")
+        return marks
+
+
+def state_candidate(row: aiosqlite.Row) -> Candidate:
+    state = _state(row)
+    stated_at, rehearsed_at = row[_STATE_COLUMNS], row[_STATE_COLUMNS + 1]
+    history = History(
+        created=float(stated_at),
+        rehearsals=state.rehearsals,
+        rehearsed_at=None if rehearsed_at is None else float(rehearsed_at),
+    )
+    return Candidate(("state", state.id), history, state=state)
+
+
+def event_candidate(row: aiosqlite.Row) -> Candidate:
+    event = _event(row)
+    return Candidate(("event", event.id), History(float(row[_EVENT_COLUMNS])), event=event)
+
+
+async def load_items(
+    conn: aiosqlite.Connection, space: str, keys: list[ItemKey]
+) -> list[Candidate]:
+    """Active states and events by id (items reached by spreading activation)."""
+    found = []
+    active_states = (
+        _STATE_TIMES_SQL + f"WHERE s.space = ? AND s.active = 1 AND NOT {_RULE_TEST} AND s.id IN "
+    )
+    for kind, sql, make in (
+        ("state", active_states, state_candidate),
+        ("event", _EVENT_TIMES_SQL + "WHERE v.space = ? AND v.id IN ", event_candidate),
+    ):
+        ids = [i for k, i in keys if k == kind]
+        if ids:
+            rows = await conn.execute_fetchall(sql + f"({','.join('?' * len(ids))})", (space, *ids))
+            found += [make(r) for r in rows]
+    return found
+
+
+async def gather(
+    conn: aiosqlite.Connection,
+    embed_query: EmbedQuery,
+    query: str,
+    space: str,
+    config: OrmaConfig,
+    now: float,
+) -> Pool:
+    """Every candidate for ``query`` with its RRF relevance (see the module docstring)."""
+    passages = await hybrid_search(
+        conn, embed_query, query, space, k=config.search_k, config=config
+    )
+    items: dict[ItemKey, Candidate] = {}
+    for p in passages:
+        items[("passage", p.sentence_id)] = _passage_candidate(p, p.score)
+    if not config.enable_semantic:
+        return Pool(items, [])
+    found = {p.sentence_id: p.score for p in passages}
+    terms = sorted(_terms(query))
+    states, rules = await _states(conn, space, terms, list(found), config, now)
+    event_sql, event_args = _event_query(space, terms, list(found), config)
+    events = [event_candidate(r) for r in await conn.execute_fetchall(event_sql, event_args)]
+    matched: list[tuple[int, Candidate]] = []
+    citing: dict[int, set[ItemKey]] = {}
+    for cand in [*states, *events]:
+        cited = _cited(cand)
+        citing.setdefault(cited, set()).add(cand.key)
+        cand.relevance = found.get(cited, 0.0)
+        overlap = len(set(terms) & _terms(_describe(cand)))
+        if overlap:
+            matched.append((overlap, cand))
+        items[cand.key] = cand
+    for rank, (_, cand) in enumerate(sorted(matched, key=lambda p: -p[0]), start=1):
+        cand.relevance += config.term_match_weight / (config.rrf_k + rank)
+    history = [c for c in states if c.state is not None and not c.state.active]
+    closed = await successors(conn, space, sorted({*found, *map(_cited, history)}))
+    heads: set[ItemKey] = {("state", c.head_id) for c in closed.values() if c.active}
+    for cand in await load_items(conn, space, [k for k in heads if k not in items]):
+        items[cand.key] = cand
+    for origin, successor in closed.items():
+        citing.setdefault(successor.sentence_id, set()).add(("state", origin))
+        head = items.get(("state", successor.head_id))
+        if successor.active and head is not None:
+            # Old news about a slot the query found: what holds the slot now answers it.
+            head.relevance = max(head.relevance, found.get(successor.sentence_id, 0.0))
+    await _history_as_passages(conn, space, history, items)
+    return Pool(items, rules, citing, closed)
+
+
+async def _history_as_passages(
+    conn: aiosqlite.Connection,
+    space: str,
+    history: list[Candidate],
+    items: dict[ItemKey, Candidate],
+) -> None:
+    """A recently closed state is shown as the line it came from, marked outdated."""
+    for cand in history:
+        del items[cand.key]
+    rows = await fetch_sentences(conn, sorted({_cited(c) for c in history}), space)
+    for cand in history:
+        row = rows.get(_cited(cand))
+        key: ItemKey = ("passage", _cited(cand))
+        if row is None:
+            continue
+        if key in items:
+            items[key].relevance = max(items[key].relevance, cand.relevance)
+            continue
+        passage = Passage(
+            text=row.text,
+            episode_id=row.episode_id,
+            sentence_id=row.sentence_id,
+            said_at=datetime.fromtimestamp(row.said_at, UTC),
+            score=cand.relevance,
+            role=row.role,
+        )
+        items[key] = _passage_candidate(passage, cand.relevance)
+
+
+def _passage_candidate(passage: Passage, relevance: float) -> Candidate:
+    history = History(passage.said_at.timestamp())
+    return Candidate(
+        ("passage", passage.sentence_id), history, passage=passage, relevance=relevance
+    )
+
+
+def _cited(cand: Candidate) -> int:
+    if cand.state is not None:
+        return cand.state.sentence_id
+    assert cand.event is not None
+    return cand.event.sentence_id
+
+
+async def successors(
+    conn: aiosqlite.Connection, space: str, sentence_ids: list[int]
+) -> dict[int, Successor]:
+    """For each closed state drawn from these sentences, the end of its replacement chain."""
+    if not sentence_ids:
+        return {}
+    rows = await conn.execute_fetchall(
+        "WITH RECURSIVE chain (origin, sentence_id, next, id, value, active, depth) AS ("
+        "SELECT id, sentence_id, superseded_by, id, value, active, 0 FROM states "
+        f"WHERE space = ? AND active = 0 AND sentence_id IN ({','.join('?' * len(sentence_ids))}) "
+        "UNION ALL SELECT c.origin, c.sentence_id, n.superseded_by, n.id, n.value, n.active, "
+        "c.depth + 1 FROM chain c JOIN states n ON n.id = c.next WHERE c.depth < ?) "
+        "SELECT origin, sentence_id, id, value, active FROM chain WHERE next IS NULL",
+        (space, *sentence_ids, _MAX_CHAIN),
+    )
+    return {
+        int(r[0]): Successor(int(r[1]), int(r[2]), str(r[3]), bool(r[4]) and r[2] != r[0])
+        for r in rows
+    }
+
+
+def _describe(cand: Candidate) -> str:
+    if cand.state is not None:
+        s = cand.state
+        return f"{s.entity} {s.attribute} {s.value} {s.condition}"
+    assert cand.event is not None
+    return f"{cand.event.what} {' '.join(cand.event.who)}"
+
+
+async def _states(
+    conn: aiosqlite.Connection,
+    space: str,
+    terms: list[str],
+    sentence_ids: list[int],
+    config: OrmaConfig,
+    now: float,
+) -> tuple[list[Candidate], list[State]]:
+    """States cited by found sentences (recently closed too), matching words, the user's, rules."""
+    recent = now - config.superseded_recent_days * SECONDS_PER_DAY
+    tests = [f"(s.active = 1 AND (e.name = ? OR {_RULE_TEST}))"]
+    args: list[object] = [space, USER]
+    if sentence_ids:
+        marks = ",".join("?" * len(sentence_ids))
+        tests.append(f"(s.sentence_id IN ({marks}) AND (s.active = 1 OR s.valid_to >= ?))")
+        args += [*sentence_ids, recent]
+    if terms:
+        likes = " OR ".join(["s.value LIKE ? OR s.attribute LIKE ? OR e.name LIKE ?"] * len(terms))
+        tests.append(f"((s.active = 1 OR s.valid_to >= ?) AND ({likes}))")
+        args += [recent, *(f"%{t}%" for t in terms for _ in range(3))]
+    rows = await conn.execute_fetchall(
+        _STATE_TIMES_SQL + f"WHERE s.space = ? AND ({' OR '.join(tests)}) "
+        "ORDER BY coalesce(s.rehearsed_at, s.stated_at) DESC, s.id DESC",
+        args,
+    )
+    cited = set(sentence_ids)
+    rules: list[State] = []
+    user: list[Candidate] = []
+    others: list[Candidate] = []
+    for row in rows:
+        cand = state_candidate(row)
+        state = cand.state
+        assert state is not None
+        if state.active and (state.prohibited or state.attribute.startswith("forbidden_")):
+            rules.append(state)
+        elif state.sentence_id in cited:
+            others.insert(0, cand)  # found by the search: never cut below
+        elif state.entity == USER:
+            user.append(cand)
+        else:
+            others.append(cand)
+    rules.sort(key=lambda s: (s.valid_from, s.id))
+    return user[: config.recall_user_states] + others[: config.recall_states + len(cited)], rules
+
+
+def _event_query(
+    space: str, terms: list[str], sentence_ids: list[int], config: OrmaConfig
+) -> tuple[str, list[object]]:
+    tests: list[str] = []
+    args: list[object] = []
+    if sentence_ids:
+        tests.append(f"v.sentence_id IN ({','.join('?' * len(sentence_ids))})")
+        args += sentence_ids
+    for term in terms:
+        tests.append("v.what LIKE ? OR v.who LIKE ?")
+        args += [f"%{term}%", f"%{term}%"]
+    where = " OR ".join(tests) or "0"
+    # Events drawn from a found sentence first, then the newest word matches.
+    order = "v.id DESC"
+    if sentence_ids:
+        order = f"v.sentence_id IN ({','.join('?' * len(sentence_ids))}) DESC, " + order
+    sql = _EVENT_TIMES_SQL + f"WHERE v.space = ? AND ({where}) ORDER BY {order} LIMIT ?"
+    return sql, [space, *args, *sentence_ids, config.recall_events]

@@ -1,0 +1,110 @@
+"""How the block reads: the original Orma's Sutra lines, or classic prose sections.
+
+Sutra (``enable_sutra_packing``, the default) packs each item into one
+bracketed line a small model reads like code, and spends no tokens on
+section titles::
+
+    [FORBIDDEN: chain PowerShell commands with semicolons]
+    [user.home city: Bangalore (since 2026-10-17)]
+    [user.morning drink | cond: sore throat -> warm ginger tea with raw honey]
+    [EVENT: 2026-11-01: user received a gift from manager: Swiss knife]
+    [LOG: 2026-10-10 user: I'm Sahil and I live in Pune. [outdated: now Bangalore]]
+
+Classic writes the same items as bullet lists under "Forbidden", "Now true",
+"Events" and "Things said before". The default is Sutra although the
+original's zh table lists ``False``: every example the original shows, its
+token benchmark and its MCP description use Sutra, and it is what the issue
+asks for; classic stays one switch away.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+
+from orma_proxy.recall.search import Passage
+from orma_proxy.recall.states import Event, State
+
+HEADER = (
+    "## Memory\n"
+    "What you remember about the person you are talking to, from earlier conversations, "
+    "notes and documents. Answer directly using these facts and statements without asking "
+    "the user to re-confirm details already provided here; do not mention this list. "
+    "A line marked [outdated] was true when it was said and has changed since. "
+    "Today is {today}."
+)
+FORBIDDEN_NOTE = (
+    " Lines marked [FORBIDDEN: ...] are strict negative constraints: you must NEVER "
+    "suggest, mention, or take what is forbidden."
+)
+CLASSIC_FORBIDDEN_NOTE = (
+    " Lines under Forbidden are strict negative constraints: you must NEVER "
+    "suggest, mention, or take what is forbidden."
+)
+SECTIONS = ("rules", "states", "events", "passages")
+CLASSIC_TITLES = {
+    "rules": "Forbidden:",
+    "states": "Now true:",
+    "events": "Events:",
+    "passages": "Things said before:",
+}
+
+
+def attribute_name(attribute: str) -> str:
+    return attribute.replace("_", " ")
+
+
+def outdated_mark(replaced_by: tuple[str, ...]) -> str:
+    """``[outdated: now Bangalore]``; ``[outdated]`` for a fact that ended unreplaced."""
+    if not replaced_by:
+        return ""
+    now = "; ".join(f"now {value}" for value in dict.fromkeys(replaced_by) if value)
+    return f" [outdated: {now}]" if now else " [outdated]"
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Line formats and framing of one style of block."""
+
+    sutra: bool
+
+    def header(self, today: date, *, rules: bool) -> str:
+        note = (FORBIDDEN_NOTE if self.sutra else CLASSIC_FORBIDDEN_NOTE) if rules else ""
+        return HEADER.format(today=today.isoformat()) + note
+
+    def title(self, section: str) -> str | None:
+        """A section's title line (classic only)."""
+        return None if self.sutra else CLASSIC_TITLES[section]
+
+    def rule(self, rule: str) -> str:
+        return f"[FORBIDDEN: {rule}]" if self.sutra else f"- {rule}"
+
+    def state(self, state: State) -> str:
+        name = attribute_name(state.attribute)
+        since = f" (since {state.since})" if state.since else ""
+        if self.sutra:
+            if state.condition:
+                return f"[{state.entity}.{name} | cond: {state.condition} -> {state.value}]"
+            return f"[{state.entity}.{name}: {state.value}{since}]"
+        when = f" when {state.condition}" if state.condition else ""
+        return f"- {state.entity} · {name}{when}: {state.value}{since}"
+
+    def event(self, event: Event) -> str:
+        return f"[EVENT: {event.text}]" if self.sutra else f"- {event.text}"
+
+    def passage(self, passage: Passage, replaced_by: tuple[str, ...] = ()) -> str:
+        day = passage.said_at.date().isoformat()
+        mark = outdated_mark(replaced_by)
+        if self.sutra:
+            return f"[LOG: {day} {passage.role}: {passage.text}{mark}]"
+        return f'- {day}, {passage.role}: "{passage.text}"{mark}'
+
+    def join(self, header: str, sections: dict[str, list[str]]) -> str:
+        """The block: header, a blank line, then each non-empty section in order."""
+        lines: list[str] = []
+        for name in SECTIONS:
+            body = sections.get(name, [])
+            if body:
+                title = self.title(name)
+                lines += [title, *body] if title else body
+        return header + "\n\n" + "\n".join(lines)

@@ -1,0 +1,119 @@
+"""Recall, end to end: candidates, spreading activation, scores, novelty, the packed block.
+
+``recall_block`` is the one function behind ``Memory.recall``, ``build_context``,
+``orma recall``, the MCP tool and the proxy. It reads only (zero LLM calls);
+the caller records the block's items in the access log afterwards.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import date
+
+import aiosqlite
+import numpy as np
+
+from orma_proxy.config import OrmaConfig
+from orma_proxy.embed.base import Vectors
+from orma_proxy.recall.access import read_accesses
+from orma_proxy.recall.activation import entities_of, named_entities, spread
+from orma_proxy.recall.candidates import Candidate, Pool, gather, load_items
+from orma_proxy.recall.pack import Entry, MemoryBlock, Shares, TokenCounter, pack_block
+from orma_proxy.recall.rank import novelty_gate, score
+from orma_proxy.recall.search import EmbedQuery
+
+
+@dataclass(frozen=True)
+class RecallRequest:
+    """What one recall needs besides the store: the query, where, when and how big."""
+
+    query: str
+    space: str
+    now: float
+    today: date
+    budget_tokens: int
+    count_tokens: TokenCounter
+    exclude_texts: tuple[str, ...] = ()
+
+
+async def recall_block(
+    conn: aiosqlite.Connection, embed_query: EmbedQuery, request: RecallRequest, config: OrmaConfig
+) -> MemoryBlock:
+    """The memory block for ``request`` (see the ``recall`` package modules for each step)."""
+    space, now = request.space, request.now
+    pool = await gather(conn, embed_query, request.query, space, config, now)
+    if config.enable_spreading_activation and config.enable_semantic:
+        await activate(conn, pool, request.query, space, config)
+    temporal = config.enable_hawkes or config.enable_ebbinghaus or config.enable_base_level
+    accesses = await read_accesses(conn, space, pool.items) if temporal else {}
+    ranked = score(pool.items.values(), accesses, now, config)
+    if config.enable_novelty_gate:
+        ids = [c.key[1] for c in ranked if c.key[0] == "passage"]
+        ranked = novelty_gate(ranked, await passage_vectors(conn, ids), config.novelty_threshold)
+    return pack_block(
+        entries=[_entry(c, pool) for c in ranked],
+        budget_tokens=request.budget_tokens,
+        today=request.today,
+        count_tokens=request.count_tokens,
+        # A rule's own line would only repeat its [FORBIDDEN: ...] line.
+        exclude_texts=[*request.exclude_texts, *(rule.quote for rule in pool.rules)],
+        forbidden=[rule.value for rule in pool.rules],
+        sutra=config.enable_sutra_packing,
+        shares=Shares(
+            config.budget_share_states, config.budget_share_events, config.budget_share_passages
+        ),
+    )
+
+
+async def activate(
+    conn: aiosqlite.Connection, pool: Pool, query: str, space: str, config: OrmaConfig
+) -> None:
+    """Spread from what matched and what the query names; add the items it reaches.
+
+    An item reached only through the graph joins with no relevance of its own:
+    its activation boost is all it has, so it ranks below every real match.
+    """
+    best = max((c.relevance for c in pool.items.values()), default=0.0) or 1.0
+    matched = {k: c.relevance / best for k, c in pool.items.items() if c.relevance > 0}
+    seeds: dict[int, float] = {}
+    for key, entities in (await entities_of(conn, matched)).items():
+        for entity in entities:
+            seeds[entity] = max(seeds.get(entity, 0.0), matched[key])
+    for entity in await named_entities(conn, space, query):
+        seeds[entity] = 1.0
+    if not seeds:
+        return
+    reached = await spread(conn, space, seeds, config)
+    new = sorted((k for k in reached if k not in pool.items), key=lambda k: -reached[k])
+    for loaded in await load_items(conn, space, new[: config.recall_states]):
+        pool.items[loaded.key] = loaded
+    for key, value in reached.items():
+        cand = pool.items.get(key)
+        if cand is not None:
+            cand.activation = value
+
+
+async def passage_vectors(conn: aiosqlite.Connection, ids: Iterable[int]) -> dict[int, Vectors]:
+    """The float vectors of these sentences (those embedded so far)."""
+    wanted = list(ids)
+    if not wanted:
+        return {}
+    rows = await conn.execute_fetchall(
+        "SELECT sentence_id, embedding FROM sentence_vectors "
+        f"WHERE sentence_id IN ({','.join('?' * len(wanted))})",
+        wanted,
+    )
+    return {int(r[0]): np.frombuffer(r[1], dtype=np.float32) for r in rows}
+
+
+def _entry(cand: Candidate, pool: Pool) -> Entry:
+    if cand.passage is None:
+        return Entry(cand.score, state=cand.state, event=cand.event)
+    sentence = cand.passage.sentence_id
+    return Entry(
+        cand.score,
+        passage=cand.passage,
+        backs=frozenset(pool.citing.get(sentence, ())),
+        replaced_by=tuple(pool.outdated(sentence)),
+    )

@@ -1,0 +1,98 @@
+"""The final score: RRF relevance plus bounded, additive boosts.
+
+``score = relevance / best_relevance + activation + hawkes + ebbinghaus + base_level``
+
+Relevance is scaled so the query's best match is 1.0. Each boost is
+``weight * x / (1 + x)`` of its raw signal, so it is below its weight however
+strong the signal, and ``OrmaConfig`` refuses weights summing to 1 or more: a
+candidate nothing matched can never climb over the best match, while near-ties
+(items a few RRF ranks apart) are reordered by what was used recently, often
+and spaced out, and by what the query's entities point to. Each boost has its
+own switch; off, it adds nothing.
+
+The novelty gate then walks the ranking best first and drops a passage whose
+vector is at ``novelty_threshold`` cosine or more to a passage already kept
+(the same sentence said twice, pasted twice).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+import numpy as np
+
+from orma_proxy.config import OrmaConfig
+from orma_proxy.embed.base import Vectors
+from orma_proxy.recall.access import ItemKey
+from orma_proxy.recall.candidates import Candidate
+from orma_proxy.recall.temporal import (
+    History,
+    base_level,
+    ebbinghaus_retention,
+    hawkes_intensity,
+    saturate,
+)
+
+
+def boosts(history: History, now: float, config: OrmaConfig) -> dict[str, float]:
+    """The temporal boosts of one item at ``now``, each bounded by its weight."""
+    out: dict[str, float] = {}
+    if config.enable_hawkes:
+        intensity = hawkes_intensity(
+            history.accesses,
+            now,
+            alpha=config.hawkes_alpha,
+            half_life_seconds=config.hawkes_half_life_seconds,
+            horizon_seconds=config.hawkes_horizon_seconds,
+        )
+        out["hawkes"] = saturate(intensity, config.hawkes_weight)
+    if config.enable_ebbinghaus:
+        kept = ebbinghaus_retention(
+            history, now, s0_days=config.ebbinghaus_s0_days, gain=config.ebbinghaus_gain
+        )
+        out["ebbinghaus"] = config.ebbinghaus_weight * kept
+    if config.enable_base_level:
+        level = base_level(history.uses(now), now, decay=config.base_level_decay)
+        out["base_level"] = saturate(level, config.base_level_weight)
+    return out
+
+
+def score(
+    candidates: Iterable[Candidate],
+    accesses: Mapping[ItemKey, tuple[float, ...]],
+    now: float,
+    config: OrmaConfig,
+) -> list[Candidate]:
+    """Score every candidate in place; returns them best first (ties: newest id first)."""
+    items = list(candidates)
+    best = max((c.relevance for c in items), default=0.0) or 1.0
+    for cand in items:
+        history = cand.history
+        times = accesses.get(cand.key)
+        if times:
+            history = History(history.created, history.rehearsals, history.rehearsed_at, times)
+            cand.history = history
+        cand.boosts = boosts(history, now, config)
+        if config.enable_spreading_activation and cand.activation > 0:
+            cand.boosts["activation"] = saturate(cand.activation, config.activation_weight)
+        cand.score = cand.relevance / best + sum(cand.boosts.values())
+    return sorted(items, key=lambda c: (-c.score, -c.key[1]))
+
+
+def novelty_gate(
+    ranked: list[Candidate], vectors: Mapping[int, Vectors], threshold: float
+) -> list[Candidate]:
+    """Drop passages at ``threshold`` cosine or more to a better passage already kept.
+
+    Vectors are unit length; a passage without one (not embedded yet) is kept.
+    """
+    kept: list[Candidate] = []
+    chosen: list[Vectors] = []
+    for cand in ranked:
+        vector = vectors.get(cand.key[1]) if cand.key[0] == "passage" else None
+        if vector is not None:
+            if chosen and float(np.max(np.stack(chosen) @ vector)) >= threshold:
+                continue
+            chosen.append(vector)
+        kept.append(cand)
+    return kept
