@@ -1,0 +1,166 @@
+"""A hand-built store for recall tests: episodes through ``add``, states and events by SQL.
+
+Sleep is left out on purpose: each test states exactly which facts exist,
+which replaced which and what links to what, so a ranking or packing test
+fails only for a ranking or packing reason.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+
+import aiosqlite
+
+from orma_proxy import AsyncMemory
+from orma_proxy.store.database import Database
+
+
+def ts(when: str) -> float:
+    """Unix seconds of an ISO time (with its offset)."""
+    return datetime.fromisoformat(when).timestamp()
+
+
+class Store:
+    """Writes one space's episodes, states, events and entity links."""
+
+    def __init__(self, mem: AsyncMemory, space: str = "default") -> None:
+        self.mem = mem
+        self.space = space
+
+    @property
+    def db(self) -> Database:
+        return self.mem._opened()
+
+    async def say(self, text: str, when: str, role: str = "user") -> int:
+        """Store one episode; returns the id of its first sentence."""
+        episode = await self.mem.add(text, self.space, role=role, at=when)
+        rows = await self.db.reader.execute_fetchall(
+            "SELECT id FROM sentences WHERE episode_id = ? ORDER BY position LIMIT 1", (episode,)
+        )
+        return int(next(iter(rows))[0])
+
+    async def entity(self, name: str) -> int:
+        async def job(conn: aiosqlite.Connection) -> int:
+            kind = "user" if name == "user" else "person"
+            await conn.execute(
+                "INSERT OR IGNORE INTO entities (space, name, kind, created_at) "
+                "VALUES (?, ?, ?, 0)",
+                (self.space, name, kind),
+            )
+            cursor = await conn.execute(
+                "SELECT id FROM entities WHERE space = ? AND name = ?", (self.space, name)
+            )
+            row = await cursor.fetchone()
+            assert row is not None
+            return int(row[0])
+
+        return await self.db.writer.submit(job)
+
+    async def link(self, name: str, kind: str, target: int) -> None:
+        entity = await self.entity(name)
+        await self.db.writer.submit(
+            lambda conn: conn.execute(
+                "INSERT OR IGNORE INTO entity_links (entity_id, kind, target_id, space) "
+                "VALUES (?, ?, ?, ?)",
+                (entity, kind, target, self.space),
+            )
+        )
+
+    async def state(
+        self,
+        sentence: int,
+        attribute: str,
+        value: str,
+        *,
+        entity: str = "user",
+        condition: str = "",
+        since: str | None = None,
+        prohibited: bool = False,
+        rehearsals: int = 1,
+        rehearsed_at: str | None = None,
+        links: tuple[str, ...] = (),
+    ) -> int:
+        """An active state citing ``sentence``, linked to its holder and ``links``."""
+        holder = await self.entity(entity)
+
+        async def job(conn: aiosqlite.Connection) -> int:
+            cursor = await conn.execute(
+                "SELECT s.episode_id, e.said_at FROM sentences s "
+                "JOIN episodes e ON e.id = s.episode_id WHERE s.id = ?",
+                (sentence,),
+            )
+            row = await cursor.fetchone()
+            assert row is not None
+            episode, said_at = int(row[0]), float(row[1])
+            inserted = await conn.execute_insert(
+                "INSERT INTO states (space, entity_id, attribute, value, condition, prohibited, "
+                "since, stated_at, valid_from, rehearsals, rehearsed_at, sentence_id, episode_id, "
+                "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    self.space, holder, attribute, value, condition, int(prohibited), since,
+                    said_at, said_at, rehearsals, ts(rehearsed_at) if rehearsed_at else None,
+                    sentence, episode, said_at,
+                ),
+            )  # fmt: skip
+            assert inserted is not None
+            return int(inserted[0])
+
+        state_id = await self.db.writer.submit(job)
+        for name in (entity, *links):
+            await self.link(name, "state", state_id)
+        return state_id
+
+    async def supersede(self, old: int, new: int) -> None:
+        """Close ``old`` as replaced by ``new`` (from the moment ``new`` became true)."""
+        await self.db.writer.submit(
+            lambda conn: conn.execute(
+                "UPDATE states SET active = 0, superseded_by = ?, end_reason = 'superseded', "
+                "valid_to = (SELECT valid_from FROM states WHERE id = ?) WHERE id = ?",
+                (new, new, old),
+            )
+        )
+
+    async def event(
+        self, sentence: int, what: str, date: str | None, *, who: tuple[str, ...] = (),
+        links: tuple[str, ...] = (),
+    ) -> int:  # fmt: skip
+        """An event citing ``sentence``, linked to ``who`` and ``links``."""
+
+        async def job(conn: aiosqlite.Connection) -> int:
+            inserted = await conn.execute_insert(
+                "INSERT INTO events (space, what, date, precision, who, sentence_id, episode_id, "
+                "created_at) SELECT ?, ?, ?, ?, ?, id, episode_id, 0 FROM sentences WHERE id = ?",
+                (self.space, what, date, "day" if date else None, json.dumps(list(who)), sentence),
+            )
+            assert inserted is not None
+            return int(inserted[0])
+
+        event_id = await self.db.writer.submit(job)
+        for name in (*who, *links):
+            await self.link(name, "event", event_id)
+        return event_id
+
+
+async def sahil(store: Store) -> None:
+    """The original Orma's example: Pune -> Bangalore, coffee / tea, Zerodha, a Swiss knife."""
+    pune_line = await store.say("I'm Sahil and I live in Pune.", "2026-10-10T09:00:00+05:30")
+    pune = await store.state(pune_line, "home_city", "Pune", links=("Pune",))
+    moved = await store.say("I moved to Bangalore.", "2026-10-17T09:00:00+05:30")
+    blr = await store.state(
+        moved, "home_city", "Bangalore", since="2026-10-17", links=("Bangalore",)
+    )
+    await store.supersede(pune, blr)
+    coffee = await store.say("I drink black coffee every morning.", "2026-10-10T09:05:00+05:30")
+    await store.state(coffee, "morning_drink", "black coffee")
+    tea = await store.say(
+        "When I have a sore throat, I drink warm ginger tea with raw honey.",
+        "2026-10-20T08:00:00+05:30",
+    )
+    await store.state(
+        tea, "morning_drink", "warm ginger tea with raw honey", condition="sore throat"
+    )
+    job = await store.say("I'm a systems engineer at Zerodha.", "2026-10-11T10:00:00+05:30")
+    await store.state(job, "role", "systems engineer @ Zerodha", links=("Zerodha",))
+    gift = await store.say("My manager gave me a Swiss knife today.", "2026-11-01T09:00:00+05:30")
+    await store.event(gift, "user received a gift from manager: Swiss knife", "2026-11-01")

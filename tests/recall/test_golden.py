@@ -1,0 +1,66 @@
+"""Golden blocks for the original Orma's example (Sahil: Pune -> Bangalore, coffee / tea,
+Zerodha, a Swiss knife), Sutra and classic, from a hand-built store on a fixed clock."""
+
+from __future__ import annotations
+
+from orma_proxy import AsyncMemory, OrmaConfig
+from orma_proxy.embed.onnx import OnnxEmbedder
+from tests.recall.store import Store, sahil
+
+TODAY = "2026-11-01T10:00:00+05:30"
+QUERY = "Where do I live now?"
+
+HEADER = (
+    "## Memory\n"
+    "What you remember about the person you are talking to, from earlier conversations, "
+    "notes and documents. Answer directly using these facts and statements without asking "
+    "the user to re-confirm details already provided here; do not mention this list. "
+    "A line marked [outdated] was true when it was said and has changed since. "
+    "Today is 2026-11-01."
+)
+
+SUTRA = (
+    HEADER
+    + """
+
+[user.home city: Bangalore (since 2026-10-17)]
+[user.morning drink: black coffee]
+[user.morning drink | cond: sore throat -> warm ginger tea with raw honey]
+[user.role: systems engineer @ Zerodha]
+[EVENT: 2026-11-01: user received a gift from manager: Swiss knife]
+[LOG: 2026-10-10 user: I'm Sahil and I live in Pune. [outdated: now Bangalore]]"""
+)
+
+CLASSIC = (
+    HEADER
+    + """
+
+Now true:
+- user · home city: Bangalore (since 2026-10-17)
+- user · morning drink: black coffee
+- user · morning drink when sore throat: warm ginger tea with raw honey
+- user · role: systems engineer @ Zerodha
+Events:
+- 2026-11-01: user received a gift from manager: Swiss knife
+Things said before:
+- 2026-10-10, user: "I'm Sahil and I live in Pune." [outdated: now Bangalore]"""
+)
+
+
+async def test_sutra_block_is_the_original_example(amem: AsyncMemory) -> None:
+    await sahil(Store(amem))
+    await amem.flush()
+    block = await amem.recall(QUERY, at=TODAY)
+    assert block.text == SUTRA
+    assert block.tokens == amem.embedder.count_tokens(SUTRA)  # type: ignore[attr-defined]
+
+
+async def test_classic_block_says_the_same_in_sections(
+    config: OrmaConfig, embedder: OnnxEmbedder
+) -> None:
+    config = config.model_copy(update={"enable_sutra_packing": False})
+    async with AsyncMemory(config=config, embedder=embedder) as mem:
+        await sahil(Store(mem))
+        await mem.flush()
+        block = await mem.recall(QUERY, at=TODAY)
+    assert block.text == CLASSIC
