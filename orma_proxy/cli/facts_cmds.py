@@ -20,6 +20,7 @@ from orma_proxy.cli.common import (
     say,
     state,
 )
+from orma_proxy.errors import InputError
 from orma_proxy.recall.states import State
 
 app = typer.Typer()
@@ -148,6 +149,8 @@ def forbid(
     Example: orma forbid "Never chain PowerShell commands with semicolons"
     """
     cli = state(ctx)
+    if not rule.strip():  # refused before a database is made for it
+        raise InputError("nothing to forbid: the rule is empty")
     with open_memory(cli, db, must_exist=False) as memory:
         found = memory.forbid(rule, space)
     _tell(cli, found, json_out, f"State #{found.id}: {rule_line(found.value)}")

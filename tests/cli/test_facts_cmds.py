@@ -132,6 +132,12 @@ def test_forget_closes_a_state_and_keeps_it_in_history(orma: Orma, db: Path, ups
     assert not_a_number.exit_code == 2 and "Traceback" not in not_a_number.stderr
 
 
+def test_an_empty_rule_is_refused_before_any_database_exists(orma: Orma, db: Path) -> None:
+    result = orma("forbid", "  ", "--db", db)
+    assert (result.exit_code, result.stderr) == (2, "error: nothing to forbid: the rule is empty\n")
+    assert not db.exists()
+
+
 def test_facts_of_an_empty_space_and_a_missing_database(orma: Orma, db: Path) -> None:
     missing = orma("facts", "--db", db)
     assert missing.exit_code == 1
