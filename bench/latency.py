@@ -60,6 +60,7 @@ WARMUP_QUERIES = 20
 RECALL_QUERIES = 100
 RECALL_K = 10
 PERCENTILES = (50, 95, 99)
+STAGES = ("query embedding", "BM25", "vector k-NN", "fetch")
 # Passages a search returns (AsyncMemory.search's default k).
 SEARCH_K = 10
 # The issue's targets on the 2-core reference machine.
@@ -176,13 +177,15 @@ async def measure_search(
     return Quantiles.of(total), {name: Quantiles.of(s[warm]) for name, s in split.items()}
 
 
-STAGES = ("query embedding", "BM25", "vector k-NN", "fetch")
-
-
 async def stage_times(
     reader: aiosqlite.Connection, embedder: Embedder, config: OrmaConfig, query: str
 ) -> dict[str, float]:
-    """Each stage of a search run alone, through the functions the search calls."""
+    """Each stage of a search on its own, one after the other.
+
+    BM25 and k-NN are the statements the search runs (it wraps each in a join
+    that returns the rows, so it needs no separate fetch); "fetch" is what that
+    join costs when done apart, for the 10 fused winners.
+    """
     start = time.perf_counter()
     vector = (await asyncio.to_thread(embed_queries, embedder, [query]))[0]
     embedded = time.perf_counter()
@@ -379,7 +382,7 @@ async def run(sizes: list[int], query_count: int, adds: int, where: Path | None)
             print(f"measuring {size:,} notes...", file=sys.stderr, flush=True)
             results.append(await measure_size(size, embedder, queries, adds, Path(tmp)))
     return Report(
-        command="python -m bench.latency " + " ".join(sys.argv[1:]),
+        command=" ".join(["python -m bench.latency", *sys.argv[1:]]),
         model=embedder.model_id,
         dim=embedder.dim,
         cpus=os.cpu_count() or 0,
