@@ -1,0 +1,106 @@
+"""The block: budget never exceeded, forbidden rules first, outdated marks, redundant lines out."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+
+import pytest
+
+from orma_proxy import AsyncMemory
+from orma_proxy.embed.onnx import OnnxEmbedder
+from orma_proxy.recall.layout import FORBIDDEN_NOTE
+from orma_proxy.recall.pack import Entry, pack_block
+from orma_proxy.recall.search import Passage
+from tests.recall.store import Store, sahil
+
+NOW = "2026-11-01T10:00:00+05:30"
+
+
+def passage(i: int, text: str) -> Passage:
+    return Passage(text, i, i, datetime(2026, 10, i % 28 + 1, tzinfo=UTC), 1.0, "user")
+
+
+@pytest.mark.parametrize("budget", [40, 90, 120, 150, 200, 333, 512])
+@pytest.mark.parametrize("sutra", [True, False])
+def test_budget_is_never_exceeded(embedder: OnnxEmbedder, budget: int, sutra: bool) -> None:
+    lines = [
+        passage(i, f"Note {i}: the blue ferry to Alibaug leaves at {i}:15 sharp.")
+        for i in range(40)
+    ]
+    block = pack_block(
+        entries=[Entry(score=-i, passage=p) for i, p in enumerate(lines)],
+        budget_tokens=budget,
+        today=date(2026, 11, 1),
+        count_tokens=embedder.count_tokens,
+        forbidden=["share the wifi password", "book flights on Fridays"],
+        sutra=sutra,
+    )
+    assert block.tokens == embedder.count_tokens(block.text) if block.text else block.tokens == 0
+    assert block.tokens <= budget
+    if budget >= 200:  # room for the header, both rules and some passages
+        assert block.forbidden and block.passages
+
+
+async def test_forbidden_rules_are_hoisted_first_with_the_negative_framing(
+    amem: AsyncMemory,
+) -> None:
+    store = Store(amem)
+    await sahil(store)
+    rule = await store.say("Never chain PowerShell commands with semicolons.", NOW)
+    await store.state(
+        rule, "forbidden_chain_powershell", "chain PowerShell commands with semicolons",
+        prohibited=True,
+    )  # fmt: skip
+    await amem.flush()
+    block = await amem.recall("Where do I live now?", at=NOW)
+    header, body = block.text.split("\n\n", 1)
+    assert header.endswith(FORBIDDEN_NOTE.strip())
+    assert body.splitlines()[0] == "[FORBIDDEN: chain PowerShell commands with semicolons]"
+    assert block.forbidden == ["chain PowerShell commands with semicolons"]
+    assert "LOG: 2026-11-01" not in block.text  # the rule's own line is not repeated
+    assert "forbidden" not in block.text.split("[FORBIDDEN:")[1].split("\n", 1)[1]
+    quiet = await amem.recall("What do I drink?", at=NOW)
+    assert FORBIDDEN_NOTE.strip() in quiet.text  # a rule binds whatever the query
+
+
+async def test_outdated_marks_follow_the_chain_and_say_when_a_fact_just_ended(
+    amem: AsyncMemory,
+) -> None:
+    store = Store(amem)
+    pune_line = await store.say("I live in Pune these days.", "2026-01-10T09:00:00+05:30")
+    pune = await store.state(pune_line, "home_city", "Pune")
+    blr_line = await store.say("I live in Bangalore these days.", "2026-05-10T09:00:00+05:30")
+    blr = await store.state(blr_line, "home_city", "Bangalore")
+    goa_line = await store.say("I live in Goa these days.", "2026-09-10T09:00:00+05:30")
+    goa = await store.state(goa_line, "home_city", "Goa")
+    await store.supersede(pune, blr)
+    await store.supersede(blr, goa)
+    gym_line = await store.say("I go to the gym on Tuesdays.", "2026-02-01T09:00:00+05:30")
+    gym = await store.state(gym_line, "gym_day", "Tuesday")
+    await amem._opened().writer.submit(
+        lambda conn: conn.execute(
+            "UPDATE states SET active = 0, end_reason = 'ended', valid_to = 1 WHERE id = ?", (gym,)
+        )
+    )
+    await amem.flush()
+    block = await amem.recall("Where do I live these days, and when do I go to the gym?", at=NOW)
+    assert "[LOG: 2026-01-10 user: I live in Pune these days. [outdated: now Goa]]" in block.text
+    assert (
+        "[LOG: 2026-05-10 user: I live in Bangalore these days. [outdated: now Goa]]" in block.text
+    )
+    assert "[LOG: 2026-02-01 user: I go to the gym on Tuesdays. [outdated]]" in block.text
+    assert "[user.home city: Goa]" in block.text
+    # Goa's own line says nothing the state line doesn't: left out.
+    assert "I live in Goa these days" not in block.text
+
+
+def test_a_section_s_unused_share_goes_to_the_others(embedder: OnnxEmbedder) -> None:
+    lines = [passage(i, f"Remembered line number {i} about the garden shed.") for i in range(30)]
+    block = pack_block(
+        entries=[Entry(score=-i, passage=p) for i, p in enumerate(lines)],
+        budget_tokens=400,
+        today=date(2026, 11, 1),
+        count_tokens=embedder.count_tokens,
+    )
+    # No states or events at all: passages may use the whole budget, not just their 40%.
+    assert block.tokens > 400 * 0.8
