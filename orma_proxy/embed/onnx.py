@@ -47,6 +47,11 @@ class OnnxEmbedder:
             options = ort.SessionOptions()
             options.intra_op_num_threads = threads
             options.inter_op_num_threads = 1
+            # Idle ORT workers sleep instead of spinning: a search's SQLite k-NN
+            # runs right after the query embedding, and the local LLM shares the
+            # cores; spinning workers took CPU from both (search p50 -30% on a
+            # busy 2-core machine, bench/RESULTS.md).
+            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
             options.log_severity_level = 3
             self._session = ort.InferenceSession(
                 str(onnx_path), sess_options=options, providers=["CPUExecutionProvider"]
