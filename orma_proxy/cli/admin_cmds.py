@@ -20,6 +20,7 @@ from orma_proxy.cli.common import (
 )
 from orma_proxy.cli.serve_cmds import ModelOption, UpstreamOption
 from orma_proxy.config import OrmaConfig
+from orma_proxy.config_load import load_config
 
 app = typer.Typer()
 
@@ -78,19 +79,23 @@ def config(
     db: DbOption = None,
     json_out: JsonOption = False,
 ) -> None:
-    """Show every setting, its value in effect and what it does.
+    """Show every setting, its value in effect, where that value came from and what it does.
 
-    These are the built-in defaults (with $ORMA_DIR for the data directory);
-    commands take their own options on top, e.g. `orma proxy --upstream`.
+    Values come from ORMA_* environment variables (ORMA_BUDGET_TOKENS=2000;
+    ORMA_DIR for the data directory) over <data dir>/config.toml (or the file
+    ORMA_CONFIG names) over the built-in defaults. Commands take their own
+    options on top, e.g. `orma proxy --upstream`.
     """
     cli = state(ctx)
-    current = OrmaConfig() if db is None else OrmaConfig(db_path=db)
-    values = settings(current)
+    loaded = load_config({} if db is None else {"db_path": db})
+    values = settings(loaded.config)
     if json_out:
-        print_json(values)
+        print_json({**values, "origins": loaded.origins, "config_file": str(loaded.file)})
         return
-    table = Table("Setting", "Value", "What it does", box=box.SIMPLE_HEAD)
+    found = "" if loaded.file_found else " (not found: defaults and environment only)"
+    say(cli.out, f"Config file: {loaded.file}{found}")
+    table = Table("Setting", "Value", "From", "What it does", box=box.SIMPLE_HEAD)
     for name, field in OrmaConfig.model_fields.items():
         shown = "" if values[name] is None else str(values[name])
-        table.add_row(name, Text(shown), Text(field.description or ""))
+        table.add_row(name, Text(shown), Text(loaded.origins[name]), Text(field.description or ""))
     cli.out.print(table)

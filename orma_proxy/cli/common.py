@@ -129,7 +129,7 @@ def open_memory(
     leave an empty database behind because of a typo in ``--db``.
     """
     given = {"embed_model": embed_model, "upstream": upstream, "model": model}
-    config = OrmaConfig(**{name: value for name, value in given.items() if value is not None})
+    config = OrmaConfig.load(**{name: value for name, value in given.items() if value is not None})
     if db is not None:
         config.db_path = db
     path = config.resolved_db_path()

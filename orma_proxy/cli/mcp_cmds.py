@@ -62,7 +62,7 @@ def mcp(
         return
     from orma_proxy.mcp.server import serve_stdio  # the SDK loads only for the server
 
-    config = OrmaConfig(upstream=upstream, model=model)
+    config = OrmaConfig.load(upstream=upstream, model=model)
     if db is not None:
         config.db_path = db
     serve_stdio(config, space=space, embedder=cli.embedder)

@@ -90,7 +90,7 @@ def proxy_config(
     keys = parse_keys(api_keys or "")
     if api_keys_file is not None:
         keys.update(load_keys_file(api_keys_file))
-    config = OrmaConfig(
+    config = OrmaConfig.load(
         upstream=upstream,
         model=model,
         host=host,
