@@ -283,6 +283,22 @@ class OrmaConfig(BaseModel):
         "(default: the embedder's tokenizer).",
     )
 
+    # --- forgetting on request and portability ---------------------------------------
+    release_threshold: float = Field(
+        0.3,
+        ge=-1,
+        le=1,
+        description="Cosine similarity to a release query that releases a passage (never "
+        "below the space's noise floor; raise it for bge-small, whose unrelated pairs sit "
+        "near 0.5). Passages holding every word of the query are released too.",
+    )
+    release_max_items: int = Field(
+        100, ge=1, description="Most passages one release hides (best matches first)."
+    )
+    rebuild_batch_episodes: int = Field(
+        500, ge=1, description="Episodes re-split per write transaction by `orma rebuild`."
+    )
+
     @model_validator(mode="after")
     def _check_sums(self) -> Self:
         shares = self.budget_share_states + self.budget_share_events + self.budget_share_passages

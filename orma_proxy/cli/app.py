@@ -14,7 +14,15 @@ from rich.logging import RichHandler
 from typer.core import TyperGroup
 
 from orma_proxy import __version__
-from orma_proxy.cli import admin_cmds, facts_cmds, mcp_cmds, memory_cmds, serve_cmds
+from orma_proxy.cli import (
+    admin_cmds,
+    facts_cmds,
+    forget_cmds,
+    mcp_cmds,
+    memory_cmds,
+    portable_cmds,
+    serve_cmds,
+)
 from orma_proxy.cli.common import exit_code, report_error, state
 from orma_proxy.errors import OrmaError
 
@@ -50,6 +58,8 @@ app.add_typer(facts_cmds.app)
 app.add_typer(admin_cmds.app)
 app.add_typer(serve_cmds.app)
 app.add_typer(mcp_cmds.app)
+app.add_typer(forget_cmds.app)
+app.add_typer(portable_cmds.app)
 
 
 def _setup_logging(ctx: typer.Context, verbose: bool) -> None:

@@ -31,7 +31,9 @@ Orma is your long-term memory across sessions. Call orma_recall with the task at
 start of each task. Record decisions, architecture rules and the user's constraints with \
 orma_remember; when the user says something must never be done, call orma_forbid at once. \
 Lines marked [FORBIDDEN: ...] in a recall are strict: never suggest, mention or do what \
-they forbid. orma_facts lists what is known; orma_forget closes what is no longer true."""
+they forbid. orma_facts lists what is known; orma_forget closes what is no longer true. \
+When the user asks to stop remembering a topic, call orma_release; when they ask to delete \
+a secret or personal data for good, call orma_purge with dry_run first."""
 
 
 def build_server(

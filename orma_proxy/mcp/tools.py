@@ -1,4 +1,4 @@
-"""The five tools a coding agent gets: recall, remember, forbid, facts and forget.
+"""The tools a coding agent gets: recall, remember, forbid, facts, forget, release and purge.
 
 Each is a thin call into ``AsyncMemory`` with typed, described parameters, so
 the agent sees a precise JSON schema. An Orma error (a bad state id, an empty
@@ -21,6 +21,7 @@ from mcp.types import ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from orma_proxy.errors import OrmaError
+from orma_proxy.forget import ForgetResult
 from orma_proxy.memory.engine import AsyncMemory
 from orma_proxy.recall.states import State
 from orma_proxy.sleep import SleepScheduler
@@ -47,6 +48,15 @@ RuleArg = Annotated[
 ]
 HistoryArg = Annotated[bool, Field(description="Also list closed states and what replaced them.")]
 StateIdArg = Annotated[int, Field(description="The id of the state, as orma_facts lists it.")]
+TopicArg = Annotated[
+    str, Field(description="The topic to stop recalling, in plain words, e.g. 'my old job'.")
+]
+PurgeArg = Annotated[
+    str, Field(description="Text whose episodes are erased for good, e.g. the secret itself.")
+]
+DryRunArg = Annotated[
+    bool, Field(description="Only report exactly what would be affected; change nothing.")
+]
 
 
 @dataclass(frozen=True)
@@ -86,6 +96,21 @@ class Remembered(BaseModel):
     space: str
     kind: Kind
     rule: Fact | None = Field(None, description="The forbidden rule, for an anti_pattern.")
+
+
+class Forgotten(BaseModel):
+    """What orma_release or orma_purge did (with dry_run: would do)."""
+
+    operation: str
+    space: str
+    dry_run: bool
+    count: int = Field(description="How many items were (or would be) affected.")
+    affected: dict[str, list[int]] = Field(
+        description="Ids by kind: episodes, sentences (passages), states, events."
+    )
+    preview: list[str] = Field(description="The passages concerned.")
+    release_id: int | None = Field(None, description="The release, to undo with unrelease.")
+    audit_id: int | None = Field(None, description="The audit row of a real action.")
 
 
 def _fact(state: State) -> Fact:
@@ -185,6 +210,49 @@ def register_tools(server: MCPServer[Runtime], default_space: str) -> None:
         with _tool_errors():
             state = await _runtime(ctx).memory.forget(state_id, space)
         return _fact(state)
+
+    @server.tool(
+        annotations=ToolAnnotations(
+            destructive_hint=False, idempotent_hint=False, open_world_hint=False
+        )
+    )
+    async def orma_release(
+        query: TopicArg,
+        ctx: OrmaContext,
+        space: SpaceArg = default_space,
+        dry_run: DryRunArg = False,
+    ) -> Forgotten:
+        """Stop recalling a topic the user wants left alone: passages about it and their facts.
+
+        Unrelated memories stay. Nothing is deleted: `orma unrelease <release_id>` undoes it.
+        """
+        with _tool_errors():
+            result = await _runtime(ctx).memory.release(query, space, dry_run=dry_run)
+        return _forgotten(result)
+
+    @server.tool(
+        annotations=ToolAnnotations(
+            destructive_hint=True, idempotent_hint=True, open_world_hint=False
+        )
+    )
+    async def orma_purge(
+        query: PurgeArg,
+        ctx: OrmaContext,
+        space: SpaceArg = default_space,
+        dry_run: DryRunArg = False,
+    ) -> Forgotten:
+        """Erase for good every remembered episode containing this text, and all drawn from it.
+
+        Only when the user asks to delete a secret or personal data. Call it with
+        dry_run=true first and show the user what would go. Cannot be undone.
+        """
+        with _tool_errors():
+            result = await _runtime(ctx).memory.purge(query, space, dry_run=dry_run)
+        return _forgotten(result)
+
+
+def _forgotten(result: ForgetResult) -> Forgotten:
+    return Forgotten.model_validate(result.as_dict(), from_attributes=False)
 
 
 def _runtime(ctx: OrmaContext) -> Runtime:

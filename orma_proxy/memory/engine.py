@@ -10,7 +10,7 @@ from datetime import datetime
 from functools import cached_property
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Self
+from typing import Any, Self, TextIO
 
 import httpx
 
@@ -18,8 +18,16 @@ from orma_proxy.config import OrmaConfig
 from orma_proxy.embed.base import Embedder, Vectors, normalise
 from orma_proxy.embed.models import load_embedder
 from orma_proxy.errors import InputError, OrmaError
+from orma_proxy.forget import AuditEntry, ForgetResult
+from orma_proxy.forget.audit import read_audit
+from orma_proxy.forget.purge import purge
+from orma_proxy.forget.release import release, unrelease
+from orma_proxy.forget.supersede import supersede
 from orma_proxy.memory.indexer import Indexer
 from orma_proxy.memory.stats import Stats, collect_stats
+from orma_proxy.portable.export import export_to
+from orma_proxy.portable.load import import_records, read_export
+from orma_proxy.portable.rebuild import RebuildReport, rebuild
 from orma_proxy.recall.access import AccessLog
 from orma_proxy.recall.pack import MemoryBlock, TokenCounter, estimate_tokens
 from orma_proxy.recall.pipeline import RecallRequest, recall_block
@@ -33,6 +41,7 @@ from orma_proxy.recall.states import (
 from orma_proxy.recall.tokens import load_token_counter
 from orma_proxy.sleep import Sleeper, SleepReport, UpstreamGate
 from orma_proxy.sleep.manual import FORBID_MARK, forget_state, register_rule
+from orma_proxy.store.backup import backup
 from orma_proxy.store.database import Database
 from orma_proxy.store.episodes import ROLES, NewEpisode, insert_episode
 from orma_proxy.text.files import read_text_file
@@ -385,6 +394,113 @@ class AsyncMemory:
         if found is None:  # removed in between, e.g. by a redo in another process
             raise OrmaError(f"state #{state_id} of space {space!r} is gone")
         return found
+
+    # --- forgetting on request and portability (orma_proxy/forget, orma_proxy/portable) --
+
+    async def supersede(
+        self, old: str | int, new: str, space: str = "default", *, dry_run: bool = False
+    ) -> ForgetResult:
+        """Correct a fact: what says ``old`` (a text, or a state id) gives way to ``new``.
+
+        ``new`` is stored as a note. Recall never shows the old lines again nor
+        returns the old value as current; ``facts(include_history=True)`` keeps it.
+        """
+        db = self._opened()
+        if not isinstance(old, int) or isinstance(old, bool):
+            old = _check_text(old, "old").strip()
+        new, space = _check_text(new, "new"), _check_space(space)
+        result = await supersede(db, old, new, space, self.config, dry_run=dry_run)
+        assert self._indexer is not None
+        self._indexer.notify()
+        return result
+
+    async def release(
+        self,
+        query: str,
+        space: str = "default",
+        *,
+        threshold: float | None = None,
+        max_items: int | None = None,
+        dry_run: bool = False,
+    ) -> ForgetResult:
+        """Stop recalling a topic: what is near ``query`` in meaning or holds all its words.
+
+        Nothing is deleted; ``unrelease(result.release_id)`` brings it all back.
+        """
+        db = self._opened()
+        query, space = _check_text(query, "query"), _check_space(space)
+        threshold = self.config.release_threshold if threshold is None else threshold
+        max_items = self.config.release_max_items if max_items is None else max_items
+        if not -1.0 <= threshold <= 1.0 or max_items < 1:
+            raise InputError("threshold must lie in [-1, 1] and max_items be at least 1")
+        await self.flush()  # a sentence without its vector could not be judged by meaning
+        vector = await self._embed_query(query[: self.config.max_query_chars])
+        return await release(
+            db, query, vector, space, threshold=threshold, max_items=max_items, dry_run=dry_run
+        )
+
+    async def unrelease(self, release_id: int, space: str = "default") -> ForgetResult:
+        """Undo release ``release_id``: its passages, states and events are recalled again."""
+        if isinstance(release_id, bool) or not isinstance(release_id, int):
+            raise InputError(f"release_id must be an integer, not {release_id!r}")
+        return await unrelease(self._opened(), release_id, _check_space(space))
+
+    async def purge(
+        self, query_or_ids: str | Iterable[int], space: str = "default", *, dry_run: bool = False
+    ) -> ForgetResult:
+        """Erase the episodes containing a text (or with these ids), down to the file's bytes.
+
+        Their sentences, index entries, vectors and every state and event drawn
+        from them go too. Irreversible; audited by ids and counts, never the text.
+        """
+        db = self._opened()
+        target: str | list[int]
+        if isinstance(query_or_ids, str):
+            target = _check_text(query_or_ids, "query")
+        else:
+            target = list(query_or_ids)
+            if not target or any(isinstance(i, bool) or not isinstance(i, int) for i in target):
+                raise InputError("purge takes a text or a non-empty list of episode ids")
+        assert self._access is not None
+        await self._access.flush()  # no queued access row may name a purged item afterwards
+        return await purge(db, target, _check_space(space), self.config, dry_run=dry_run)
+
+    async def audit(self, space: str | None = None, limit: int | None = None) -> list[AuditEntry]:
+        """Audited supersedes, releases, unreleases and purges, newest first."""
+        space = None if space is None else _check_space(space)
+        return await read_audit(self._opened().reader, space, limit)
+
+    async def export_jsonl(
+        self, target: str | Path | TextIO, space: str | None = None
+    ) -> dict[str, int]:
+        """Write the ``orma-export`` JSON Lines of one space (or all); returns record counts."""
+        db = self._opened()
+        space = None if space is None else _check_space(space)
+        out = Path(target) if isinstance(target, str | Path) else target
+        timeout = self.config.busy_timeout_ms
+        return await asyncio.to_thread(export_to, db.path, out, space, busy_timeout_ms=timeout)
+
+    async def import_jsonl(self, source: str | Path | TextIO) -> int:
+        """Load an ``orma-export`` file into this (empty) memory; returns the records written."""
+        db = self._opened()
+        given = Path(source) if isinstance(source, str | Path) else source
+        records = await asyncio.to_thread(read_export, given)
+        count = await db.writer.submit(lambda conn: import_records(conn, records))
+        assert self._indexer is not None
+        self._indexer.notify()
+        return count
+
+    async def rebuild(self) -> RebuildReport:
+        """Re-derive sentences, FTS, vectors and the entity graph from the episodes."""
+        report = await rebuild(self._opened(), self.config)
+        assert self._indexer is not None
+        self._indexer.notify()
+        return report
+
+    async def backup(self, target: str | Path) -> int:
+        """A consistent copy of the database at ``target`` while it is in use; returns its size."""
+        db, timeout = self._opened(), self.config.busy_timeout_ms
+        return await asyncio.to_thread(backup, db.path, Path(target), busy_timeout_ms=timeout)
 
 
 def _check_text(text: object, what: str) -> str:

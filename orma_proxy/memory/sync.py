@@ -10,15 +10,17 @@ from __future__ import annotations
 import asyncio
 import threading
 import weakref
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Iterable
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Self, TypeVar
+from typing import Any, Self, TextIO, TypeVar
 
 from orma_proxy.config import OrmaConfig
 from orma_proxy.embed.base import Embedder
+from orma_proxy.forget import AuditEntry, ForgetResult
 from orma_proxy.memory.engine import AsyncMemory, When
 from orma_proxy.memory.stats import Stats
+from orma_proxy.portable.rebuild import RebuildReport
 from orma_proxy.recall.pack import MemoryBlock
 from orma_proxy.recall.search import SearchResult
 from orma_proxy.recall.states import State
@@ -155,6 +157,60 @@ class Memory:
     def forget(self, state_id: int, space: str = "default") -> State:
         """Close a state now; it stays in history."""
         return self._runner.run(self._async.forget(state_id, space))
+
+    # --- forgetting on request and portability: see AsyncMemory ---------------------
+
+    def supersede(
+        self, old: str | int, new: str, space: str = "default", *, dry_run: bool = False
+    ) -> ForgetResult:
+        """Correct a fact: what says ``old`` (a text, or a state id) gives way to ``new``."""
+        return self._runner.run(self._async.supersede(old, new, space, dry_run=dry_run))
+
+    def release(
+        self,
+        query: str,
+        space: str = "default",
+        *,
+        threshold: float | None = None,
+        max_items: int | None = None,
+        dry_run: bool = False,
+    ) -> ForgetResult:
+        """Stop recalling a topic; nothing is deleted (``unrelease`` undoes it)."""
+        return self._runner.run(
+            self._async.release(
+                query, space, threshold=threshold, max_items=max_items, dry_run=dry_run
+            )
+        )
+
+    def unrelease(self, release_id: int, space: str = "default") -> ForgetResult:
+        """Recall what release ``release_id`` hid again."""
+        return self._runner.run(self._async.unrelease(release_id, space))
+
+    def purge(
+        self, query_or_ids: str | Iterable[int], space: str = "default", *, dry_run: bool = False
+    ) -> ForgetResult:
+        """Erase episodes containing a text (or with these ids), down to the file's bytes."""
+        return self._runner.run(self._async.purge(query_or_ids, space, dry_run=dry_run))
+
+    def audit(self, space: str | None = None, limit: int | None = None) -> list[AuditEntry]:
+        """Audited forgetting actions, newest first."""
+        return self._runner.run(self._async.audit(space, limit))
+
+    def export_jsonl(self, target: str | Path | TextIO, space: str | None = None) -> dict[str, int]:
+        """Write the ``orma-export`` JSON Lines; returns record counts."""
+        return self._runner.run(self._async.export_jsonl(target, space))
+
+    def import_jsonl(self, source: str | Path | TextIO) -> int:
+        """Load an ``orma-export`` file into this empty memory."""
+        return self._runner.run(self._async.import_jsonl(source))
+
+    def rebuild(self) -> RebuildReport:
+        """Re-derive sentences, FTS, vectors and the entity graph from the episodes."""
+        return self._runner.run(self._async.rebuild())
+
+    def backup(self, target: str | Path) -> int:
+        """A consistent online copy of the database; returns its size in bytes."""
+        return self._runner.run(self._async.backup(target))
 
     def close(self) -> None:
         """Close the database. Safe to call twice."""

@@ -61,13 +61,15 @@ def rrf_fuse(rankings: list[list[int]], rrf_k: int) -> dict[int, float]:
 
 # A channel's ``hits(id, score)`` joined to what a passage shows, best first. The
 # ``s.space`` test is the last isolation check: nothing of another space comes back.
+# A sentence the user released or corrected (``orma release`` / ``supersede``) never does.
 # CROSS JOIN keeps the few hits as the outer loop; a plain JOIN lets the planner
 # walk the whole space through ``sentences_space`` instead (~5x slower at 10k notes).
 _WITH_ROWS = (
     "WITH hits AS ({hits}) "
     "SELECT h.id, s.episode_id, s.space, e.role, s.text, e.said_at FROM hits h "
     "CROSS JOIN sentences s ON s.id = h.id CROSS JOIN episodes e ON e.id = s.episode_id "
-    "WHERE s.space = :space ORDER BY h.score DESC, h.id"
+    "WHERE s.space = :space AND s.released_by IS NULL AND s.superseded_by IS NULL "
+    "ORDER BY h.score DESC, h.id"
 )
 LEXICAL_SQL = _WITH_ROWS.format(hits=BM25_SQL)
 SEMANTIC_SQL = _WITH_ROWS.format(hits=NEAREST_SQL)

@@ -75,18 +75,22 @@ class Event:
         return head + (f"{who}: {self.what}" if who else self.what)
 
 
+# Every read of states and events goes through these two: a released item (``orma
+# release``) and an event drawn from a corrected line (``supersede``) never come
+# back. The tests sit in the inner joins so callers can still append their WHERE.
 _STATE_SQL = (
     "SELECT s.id, e.name, s.attribute, s.value, s.condition, s.prohibited, s.active, s.since, "
     "s.valid_from, s.valid_to, s.rehearsals, s.sentence_id, s.episode_id, "
     "coalesce(t.text, ''), s.superseded_by, n.value, s.end_reason "
-    "FROM states s JOIN entities e ON e.id = s.entity_id "
+    "FROM states s JOIN entities e ON e.id = s.entity_id AND s.released_by IS NULL "
     "LEFT JOIN states n ON n.id = s.superseded_by "
     "LEFT JOIN sentences t ON t.id = s.sentence_id "
 )
 _EVENT_SQL = (
     "SELECT v.id, v.what, v.when_text, v.date, v.precision, v.who, v.sentence_id, "
     "v.episode_id, coalesce(t.text, '') FROM events v "
-    "LEFT JOIN sentences t ON t.id = v.sentence_id "
+    "JOIN sentences t ON t.id = v.sentence_id "
+    "AND v.released_by IS NULL AND t.superseded_by IS NULL "
 )
 
 

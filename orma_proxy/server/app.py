@@ -25,6 +25,7 @@ from orma_proxy.server.auth import Guard
 from orma_proxy.server.capture import Recorder
 from orma_proxy.server.chat import chat_completions, ollama_chat
 from orma_proxy.server.errors import EXCEPTION_HANDLERS
+from orma_proxy.server.forget import forget
 from orma_proxy.server.ops import health, last_block, not_found, passthrough
 from orma_proxy.server.upstream import Upstream
 from orma_proxy.sleep import SleepScheduler, UpstreamGate
@@ -85,6 +86,7 @@ def create_app(
         Route("/api/chat", ollama_chat, methods=["POST"]),
         Route("/health", health, methods=["GET"]),
         Route("/_orma/last", last_block, methods=["GET"]),
+        Route("/_orma/forget", forget, methods=["POST"]),
         Route("/_orma/{rest:path}", not_found, methods=ALL_METHODS),
     ]
     app = Starlette(

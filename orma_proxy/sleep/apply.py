@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import aiosqlite
@@ -164,6 +165,30 @@ async def _link_names(
         await _link(conn, space, await entity_id(conn, space, name, "thing", now), kind, target)
 
 
+async def link_state(
+    conn: aiosqlite.Connection, space: str, holder: int, state_id: int, value: str, now: float
+) -> None:
+    """Link a state to its holder and to the names its value mentions (also ``orma rebuild``)."""
+    await _link(conn, space, holder, "state", state_id)
+    await _link_names(conn, space, value, "state", state_id, now)
+
+
+async def link_event(
+    conn: aiosqlite.Connection,
+    space: str,
+    event_id: int,
+    what: str,
+    who: Iterable[str],
+    now: float,
+) -> None:
+    """Link an event to the people it involves and the names it mentions."""
+    for person in who:
+        await _link(
+            conn, space, await entity_id(conn, space, person, "person", now), "event", event_id
+        )
+    await _link_names(conn, space, what, "event", event_id, now)
+
+
 async def apply_state(
     conn: aiosqlite.Connection, space: str, state: VerifiedState, config: OrmaConfig
 ) -> int:
@@ -230,8 +255,7 @@ async def _apply_state(
                 await close_state(conn, old.id, new_id, state.valid_from, "superseded")
             outcome.states_superseded += len(active)
     outcome.states_added += 1
-    await _link(conn, space, holder, "state", new_id)
-    await _link_names(conn, space, state.value, "state", new_id, now)
+    await link_state(conn, space, holder, new_id, state.value, now)
     return new_id
 
 
@@ -331,11 +355,7 @@ async def _apply_event(
     assert row is not None
     event_id = int(row[0])
     outcome.events_added += 1
-    for person in event.who:
-        await _link(
-            conn, space, await entity_id(conn, space, person, "person", now), "event", event_id
-        )
-    await _link_names(conn, space, event.what, "event", event_id, now)
+    await link_event(conn, space, event_id, event.what, event.who, now)
 
 
 def _rejection(state: VerifiedState, reason: str) -> Rejection:

@@ -83,14 +83,18 @@ class SentenceRow:
 async def fetch_sentences(
     conn: aiosqlite.Connection, ids: list[int], space: str
 ) -> dict[int, SentenceRow]:
-    """Sentences by id, restricted to ``space`` (the last isolation check)."""
+    """Sentences by id, restricted to ``space`` (the last isolation check).
+
+    Sentences the user released or corrected are left out: recall never shows them.
+    """
     if not ids:
         return {}
     marks = ",".join("?" * len(ids))
     cursor = await conn.execute(
         "SELECT s.id, s.episode_id, s.space, e.role, s.text, e.said_at "
         "FROM sentences s JOIN episodes e ON e.id = s.episode_id "
-        f"WHERE s.id IN ({marks}) AND s.space = ?",
+        f"WHERE s.id IN ({marks}) AND s.space = ? "
+        "AND s.released_by IS NULL AND s.superseded_by IS NULL",
         (*ids, space),
     )
     rows = await cursor.fetchall()

@@ -26,7 +26,15 @@ from tests.server.serving import free_port
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
-TOOLS = {"orma_recall", "orma_remember", "orma_forbid", "orma_facts", "orma_forget"}
+TOOLS = {
+    "orma_recall",
+    "orma_remember",
+    "orma_forbid",
+    "orma_facts",
+    "orma_forget",
+    "orma_release",
+    "orma_purge",
+}
 RULE = "Never chain PowerShell commands with semicolons."
 FILLER = [f"Decision {n}: service {n} keeps its own schema migrations." for n in range(19)]
 

@@ -1,0 +1,243 @@
+"""Forgetting on request: ``supersede``, ``release``, ``unrelease``, ``purge`` and ``audit``.
+
+Each takes ``--dry-run`` where it changes something: the same answer, nothing
+changed. ``purge`` shows what it would erase and asks before erasing unless
+``--yes`` is given.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated
+
+import typer
+from rich import box
+from rich.table import Table
+from rich.text import Text
+
+from orma_proxy.cli.common import (
+    AnySpaceOption,
+    CliState,
+    DbOption,
+    JsonOption,
+    SpaceOption,
+    open_memory,
+    print_json,
+    say,
+    state,
+)
+from orma_proxy.errors import InputError
+from orma_proxy.forget import ForgetResult
+
+app = typer.Typer()
+
+PANEL = "Forgetting"
+_STATE_ID = re.compile(r"^#?(\d+)$")
+
+DryRunOption = Annotated[
+    bool, typer.Option("--dry-run", help="Show exactly what would change; change nothing.")
+]
+
+
+def _what(result: ForgetResult) -> str:
+    """'2 passages, 1 state' (the kinds touched, with counts)."""
+    parts = []
+    for kind, ids in (
+        ("episode", result.affected.episodes),
+        ("passage", result.affected.sentences),
+        ("state", result.affected.states),
+        ("event", result.affected.events),
+    ):
+        if ids:
+            parts.append(f"{len(ids)} {kind}{'s' if len(ids) != 1 else ''}")
+    return ", ".join(parts) or "nothing"
+
+
+def _tell(cli: CliState, result: ForgetResult, json_out: bool, message: str) -> None:
+    """The result as JSON, or a line and (for a dry run) the passages concerned."""
+    if json_out:
+        print_json(result.as_dict())
+        return
+    say(cli.out, message)
+    if result.dry_run:
+        for text in result.preview:
+            say(cli.out, f"  - {text}")
+
+
+@app.command(rich_help_panel=PANEL)
+def supersede(
+    ctx: typer.Context,
+    old: Annotated[
+        str,
+        typer.Argument(help="Wrong text, or a state id (#12).", metavar="OLD", show_default=False),
+    ],
+    new: Annotated[str, typer.Argument(help="What is true.", metavar="NEW", show_default=False)],
+    dry_run: DryRunOption = False,
+    space: SpaceOption = "default",
+    db: DbOption = None,
+    json_out: JsonOption = False,
+) -> None:
+    """Correct a fact: every line and state saying OLD gives way to NEW.
+
+    OLD is a text (any line containing it, ASCII case ignored) or a state id as
+    `orma facts` lists it; for a state, or a text that is a state's whole
+    value, NEW becomes its value at once. NEW is stored as a note. Recall never
+    shows the old lines again; `orma facts --history` keeps the old value.
+
+    Example: orma supersede "Pune" "Bangalore"
+    """
+    cli = state(ctx)
+    match = _STATE_ID.match(old.strip())
+    target: str | int = int(match[1]) if match else old
+    with open_memory(cli, db, must_exist=True) as memory:
+        result = memory.supersede(target, new, space, dry_run=dry_run)
+    if dry_run:
+        message = f"Would correct {_what(result)} in space {space!r}:"
+    else:
+        message = (
+            f"Corrected {_what(result)} in space {space!r}; the correction is episode "
+            f"#{result.episode_id} (audit #{result.audit_id})."
+        )
+    _tell(cli, result, json_out, message)
+
+
+@app.command(rich_help_panel=PANEL)
+def release(
+    ctx: typer.Context,
+    query: Annotated[
+        str,
+        typer.Argument(help="The topic to stop recalling.", metavar="QUERY", show_default=False),
+    ],
+    dry_run: DryRunOption = False,
+    threshold: Annotated[
+        float | None,
+        typer.Option(help="Similarity a passage needs (default: config).", min=-1.0, max=1.0),
+    ] = None,
+    max_items: Annotated[
+        int | None, typer.Option(help="Most passages released (default: config).", min=1)
+    ] = None,
+    space: SpaceOption = "default",
+    db: DbOption = None,
+    json_out: JsonOption = False,
+) -> None:
+    """Stop recalling a topic: passages about QUERY and the facts drawn from them.
+
+    Nothing is deleted. The release's ID brings everything back with
+    `orma unrelease ID`; other memories of the space are not touched.
+
+    Example: orma release "my old job" --dry-run
+    """
+    cli = state(ctx)
+    with open_memory(cli, db, must_exist=True) as memory:
+        result = memory.release(
+            query, space, threshold=threshold, max_items=max_items, dry_run=dry_run
+        )
+    if dry_run:
+        message = f"Would release {_what(result)} in space {space!r}:"
+    elif not result.count:
+        message = f"Nothing in space {space!r} is about {query!r}; nothing was released."
+    else:
+        message = (
+            f"Release #{result.release_id}: {_what(result)} no longer recalled "
+            f"(`orma unrelease {result.release_id}` brings them back)."
+        )
+    _tell(cli, result, json_out, message)
+
+
+@app.command(rich_help_panel=PANEL)
+def unrelease(
+    ctx: typer.Context,
+    release_id: Annotated[
+        int,
+        typer.Argument(help="As `orma release` printed it.", metavar="ID", show_default=False),
+    ],
+    space: SpaceOption = "default",
+    db: DbOption = None,
+    json_out: JsonOption = False,
+) -> None:
+    """Recall again what release ID hid.
+
+    Example: orma unrelease 3
+    """
+    cli = state(ctx)
+    with open_memory(cli, db, must_exist=True) as memory:
+        result = memory.unrelease(release_id, space)
+    _tell(cli, result, json_out, f"Release #{release_id} undone: {_what(result)} recalled again.")
+
+
+@app.command(rich_help_panel=PANEL)
+def purge(
+    ctx: typer.Context,
+    query: Annotated[
+        str | None,
+        typer.Argument(
+            help="Erase every episode containing this text.", metavar="QUERY", show_default=False
+        ),
+    ] = None,
+    episodes: Annotated[
+        list[int] | None,
+        typer.Option("--episode", help="Erase this episode (repeatable).", metavar="ID"),
+    ] = None,
+    dry_run: DryRunOption = False,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
+    space: SpaceOption = "default",
+    db: DbOption = None,
+    json_out: JsonOption = False,
+) -> None:
+    """Erase for good: episodes containing QUERY, and everything drawn from them.
+
+    For secrets and personal data. Text, index entries, vectors, states and
+    events go, and the database file is compacted so the bytes are gone from
+    disk. Shows what it would erase and asks first, unless --yes.
+
+    Example: orma purge "my bank PIN" --dry-run
+    """
+    cli = state(ctx)
+    if (query is None) == (not episodes):
+        raise InputError("give either QUERY or --episode ID (not both)")
+    target = query if query is not None else list(episodes or [])
+    with open_memory(cli, db, must_exist=True) as memory:
+        preview = memory.purge(target, space, dry_run=True)
+        if dry_run or not preview.count:
+            message = f"Would erase {_what(preview)} from space {space!r}:"
+            if not preview.count:
+                message = f"Nothing in space {space!r} matches; nothing would be erased."
+            _tell(cli, preview, json_out, message)
+            return
+        if not yes:
+            _tell(cli, preview, False, f"This erases {_what(preview)} for good:")
+            if not typer.confirm("Erase them?", err=True):
+                say(cli.err, "Nothing was erased.")
+                raise typer.Exit(1)
+        result = memory.purge(target, space)
+    note = "" if result.compacted else " (another reader held the log: run `orma purge` later)"
+    _tell(cli, result, json_out, f"Erased {_what(result)} (audit #{result.audit_id}).{note}")
+
+
+@app.command(rich_help_panel=PANEL)
+def audit(
+    ctx: typer.Context,
+    limit: Annotated[int | None, typer.Option(help="Only the newest N.", min=1)] = None,
+    space: AnySpaceOption = None,
+    db: DbOption = None,
+    json_out: JsonOption = False,
+) -> None:
+    """List every supersede, release, unrelease and purge: when, where, which ids.
+
+    Example: orma audit --space work
+    """
+    cli = state(ctx)
+    with open_memory(cli, db, must_exist=True) as memory:
+        entries = memory.audit(space, limit)
+    if json_out:
+        print_json([entry.as_dict() for entry in entries])
+        return
+    if not entries:
+        say(cli.err, "Nothing forgotten on request yet.")
+        return
+    table = Table("ID", "When", "Space", "Operation", "Count", "Ids", box=box.SIMPLE_HEAD)
+    for e in entries:
+        ids = "; ".join(f"{kind} {', '.join(map(str, v))}" for kind, v in e.ids.items() if v)
+        when = e.at.astimezone().strftime("%Y-%m-%d %H:%M")
+        table.add_row(str(e.id), when, Text(e.space), e.operation, str(e.count), Text(ids))
+    cli.out.print(table)

@@ -1,0 +1,126 @@
+"""``purge(query_or_ids)``: hard delete, for secrets and personal data.
+
+The one deliberate exception to append-only episodes. In one write
+transaction, with ``secure_delete`` on so freed space is zeroed: the matching
+episodes, their sentences, FTS5 postings (external-content ``delete``, then
+``optimize`` so no old segment keeps a term), vectors (bit and float), the
+states and events drawn from them with their graph links and access-log rows,
+entities left with nothing, and whatever sleep kept about those batches
+(rejected items, error texts). A release query holding the purged text is
+scrubbed. Then ``store.compact`` rewrites the file and empties the log, so the
+bytes are gone from the ``.db``, ``-wal`` and ``-shm`` files. The audit row
+keeps ids and counts, never the text.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import replace
+
+import aiosqlite
+
+from orma_proxy.config import OrmaConfig
+from orma_proxy.forget.audit import write_audit
+from orma_proxy.forget.match import IN_IDS, erasure, ids_json, sentence_texts
+from orma_proxy.forget.results import Affected, ForgetResult
+from orma_proxy.store.compact import compact
+from orma_proxy.store.database import Database
+
+# What replaces a scrubbed text (a release query, a sleep error) that held purged text.
+PURGED = "(purged)"
+
+
+async def purge(
+    db: Database, target: str | list[int], space: str, config: OrmaConfig, *, dry_run: bool
+) -> ForgetResult:
+    """Erase the episodes containing ``target`` (or with these ids) from ``space``."""
+    if dry_run:
+        found = await erasure(db.reader, space, target)
+        preview = await sentence_texts(db.reader, found.sentences)
+        return ForgetResult("purge", space, True, found, preview)
+
+    async def job(conn: aiosqlite.Connection) -> ForgetResult:
+        row = await (await conn.execute("PRAGMA secure_delete")).fetchone()
+        previous = int(row[0]) if row else 0
+        await conn.execute("PRAGMA secure_delete = ON")
+        try:
+            found = await erasure(conn, space, target)
+            if not found.count:
+                return ForgetResult("purge", space, False, found)
+            await _erase(conn, space, found, target if isinstance(target, str) else None)
+            now = time.time()
+            audit_id = await write_audit(conn, space, "purge", found, now)
+            return ForgetResult("purge", space, False, found, audit_id=audit_id)
+        finally:
+            await conn.execute(f"PRAGMA secure_delete = {previous}")
+
+    result = await db.writer.submit(job)
+    if not result.count:
+        return result
+    compacted = await asyncio.to_thread(compact, db.path, busy_timeout_ms=config.busy_timeout_ms)
+    return replace(result, compacted=compacted)
+
+
+async def _erase(conn: aiosqlite.Connection, space: str, found: Affected, text: str | None) -> None:
+    """Delete every row holding or citing the episodes, children before parents."""
+    episodes, sentences = ids_json(found.episodes), ids_json(found.sentences)
+    states, events = ids_json(found.states), ids_json(found.events)
+    await conn.execute(
+        f"DELETE FROM recall_access WHERE space = ? AND ((kind = 'passage' AND item_id {IN_IDS}) "
+        f"OR (kind = 'state' AND item_id {IN_IDS}) OR (kind = 'event' AND item_id {IN_IDS}))",
+        (space, sentences, states, events),
+    )
+    links = f"(kind = 'state' AND target_id {IN_IDS}) OR (kind = 'event' AND target_id {IN_IDS})"
+    linked = ids_json(
+        int(r[0])
+        for r in await conn.execute_fetchall(
+            f"SELECT DISTINCT entity_id FROM entity_links WHERE {links}", (states, events)
+        )
+    )
+    await conn.execute(f"DELETE FROM entity_links WHERE {links}", (states, events))
+    await conn.execute(
+        f"UPDATE states SET superseded_by = NULL WHERE superseded_by {IN_IDS}", (states,)
+    )
+    await conn.execute(f"DELETE FROM states WHERE id {IN_IDS}", (states,))
+    await conn.execute(f"DELETE FROM events WHERE id {IN_IDS}", (events,))
+    await conn.execute(
+        f"DELETE FROM entities WHERE id {IN_IDS} AND kind != 'user' "
+        "AND NOT EXISTS (SELECT 1 FROM entity_links l WHERE l.entity_id = entities.id) "
+        "AND NOT EXISTS (SELECT 1 FROM states s WHERE s.entity_id = entities.id)",
+        (linked,),
+    )
+    await conn.execute(
+        "INSERT INTO sentence_fts (sentence_fts, rowid, text, space_tag) "
+        f"SELECT 'delete', id, text, space_tag FROM sentences WHERE id {IN_IDS}",
+        (sentences,),
+    )
+    # vec0 finds rows by key only through equality: one point delete per sentence.
+    await conn.executemany(
+        "DELETE FROM sentence_vec WHERE sentence_id = ?", [(i,) for i in found.sentences]
+    )
+    await conn.execute(f"DELETE FROM sentence_vectors WHERE sentence_id {IN_IDS}", (sentences,))
+    await _scrub_sleep(conn, space, episodes)
+    if text is not None:
+        await conn.execute(
+            "UPDATE releases SET query = ? WHERE space = ? AND instr(lower(query), lower(?)) > 0",
+            (PURGED, space, text),
+        )
+    await conn.execute(f"DELETE FROM sentences WHERE id {IN_IDS}", (sentences,))
+    await conn.execute(f"DELETE FROM episodes WHERE id {IN_IDS}", (episodes,))
+    await conn.execute("INSERT INTO sentence_fts (sentence_fts) VALUES ('optimize')")
+
+
+async def _scrub_sleep(conn: aiosqlite.Connection, space: str, episodes: str) -> None:
+    """Sleep's records of the batches that read these episodes may quote them: drop them."""
+    batches = (
+        "SELECT id FROM sleep_batches b WHERE b.space = ? AND EXISTS (SELECT 1 FROM "
+        "json_each(?) j WHERE j.value BETWEEN b.first_episode_id AND b.last_episode_id)"
+    )
+    await conn.execute(
+        f"DELETE FROM sleep_rejections WHERE batch_id IN ({batches})", (space, episodes)
+    )
+    await conn.execute(
+        f"UPDATE sleep_batches SET error = ? WHERE error IS NOT NULL AND id IN ({batches})",
+        (PURGED, space, episodes),
+    )

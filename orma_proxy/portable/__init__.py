@@ -1,0 +1,1 @@
+"""Data portability: a versioned JSON Lines export/import, a full index rebuild."""

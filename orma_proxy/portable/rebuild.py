@@ -1,0 +1,167 @@
+"""``orma rebuild``: re-derive the whole index from the episodes.
+
+Sentences are split again (a changed splitter or ``max_sentence_chars``), the
+FTS index is rebuilt from them, every vector is dropped for the indexer to
+embed again (with the model in use), and the entity graph is re-linked from
+the states and events. States and events themselves survive: a sentence they
+cite that was split differently hands its citations to the new sentence where
+its text starts, and a correction or release mark to every new sentence
+overlapping it. ``orma sleep --redo`` re-derives them instead, if wanted.
+
+Episodes are re-split in batches of ``rebuild_batch_episodes`` per write
+transaction, so a proxy sharing the file keeps writing in between.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import time
+from dataclasses import dataclass
+
+import aiosqlite
+
+from orma_proxy.config import OrmaConfig
+from orma_proxy.sleep.apply import link_event, link_state
+from orma_proxy.store.database import Database
+from orma_proxy.store.episodes import space_tag
+from orma_proxy.store.vectors import VEC_TABLE
+from orma_proxy.text.segment import Segment, split_sentences
+
+
+@dataclass(frozen=True)
+class RebuildReport:
+    """What a rebuild did."""
+
+    episodes: int
+    resplit: int  # episodes whose sentences changed
+    sentences: int
+    links: int
+
+
+@dataclass(frozen=True)
+class _Old:
+    id: int
+    start: int
+    end: int
+    superseded_by: int | None
+    released_by: int | None
+
+
+async def rebuild(db: Database, config: OrmaConfig) -> RebuildReport:
+    """Re-split, re-index and re-link everything; the indexer re-embeds afterwards."""
+    rows = list(await db.reader.execute_fetchall("SELECT id FROM episodes ORDER BY id"))
+    ids = [int(r[0]) for r in rows]
+    size = config.rebuild_batch_episodes
+    resplit = 0
+    for at in range(0, len(ids), size):
+        chunk = ids[at : at + size]
+
+        async def job(conn: aiosqlite.Connection, chunk: list[int] = chunk) -> int:
+            return await _resplit(conn, chunk, config.max_sentence_chars)
+
+        resplit += await db.writer.submit(job)
+    sentences, links = await db.writer.submit(_reindex)
+    return RebuildReport(len(ids), resplit, sentences, links)
+
+
+async def _resplit(conn: aiosqlite.Connection, episode_ids: list[int], max_chars: int) -> int:
+    """Split these episodes again; returns how many came out differently."""
+    changed = 0
+    for episode_id in episode_ids:
+        rows = list(
+            await conn.execute_fetchall(
+                "SELECT space, text FROM episodes WHERE id = ?", (episode_id,)
+            )
+        )
+        if not rows:  # purged meanwhile
+            continue
+        space, text = str(rows[0][0]), str(rows[0][1])
+        new = split_sentences(text, max_chars)
+        old = list(
+            await conn.execute_fetchall(
+                "SELECT id, position, start, text, superseded_by, released_by FROM sentences "
+                "WHERE episode_id = ? ORDER BY position",
+                (episode_id,),
+            )
+        )
+        if [(int(r[1]), int(r[2]), str(r[3])) for r in old] == [
+            (s.position, s.start, s.text) for s in new
+        ]:
+            continue
+        olds = [_Old(int(r[0]), int(r[2]), int(r[2]) + len(str(r[3])), r[4], r[5]) for r in old]
+        await _replace(conn, episode_id, space, olds, new)
+        changed += 1
+    return changed
+
+
+async def _replace(
+    conn: aiosqlite.Connection, episode_id: int, space: str, olds: list[_Old], new: list[Segment]
+) -> None:
+    """Swap an episode's sentences for ``new``, moving citations and marks across."""
+    tag = space_tag(space)
+    ids = []
+    for seg in new:
+        row = await conn.execute_insert(
+            "INSERT INTO sentences (episode_id, space, position, start, text, space_tag, "
+            "superseded_by, released_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (episode_id, space, seg.position, seg.start, seg.text, tag, *_marks(olds, seg)),
+        )
+        assert row is not None
+        ids.append(int(row[0]))
+    starts = [seg.start for seg in new]
+    for old in olds:
+        target = ids[max(bisect.bisect_right(starts, old.start) - 1, 0)]
+        for sql in (
+            "UPDATE states SET sentence_id = ? WHERE sentence_id = ?",
+            "UPDATE events SET sentence_id = ? WHERE sentence_id = ?",
+            "UPDATE recall_access SET item_id = ? WHERE kind = 'passage' AND item_id = ?",
+        ):
+            await conn.execute(sql, (target, old.id))
+        await conn.execute(
+            "INSERT INTO sentence_fts (sentence_fts, rowid, text, space_tag) "
+            "SELECT 'delete', id, text, space_tag FROM sentences WHERE id = ?",
+            (old.id,),
+        )
+        await conn.execute(f"DELETE FROM {VEC_TABLE} WHERE sentence_id = ?", (old.id,))
+        await conn.execute("DELETE FROM sentence_vectors WHERE sentence_id = ?", (old.id,))
+        await conn.execute("DELETE FROM sentences WHERE id = ?", (old.id,))
+    await conn.execute(
+        "INSERT INTO sentence_fts (rowid, text, space_tag) "
+        "SELECT id, text, space_tag FROM sentences WHERE episode_id = ?",
+        (episode_id,),
+    )
+
+
+def _marks(olds: list[_Old], seg: Segment) -> tuple[int | None, int | None]:
+    """A new sentence overlapping a corrected or released old one stays so."""
+    end = seg.start + len(seg.text)
+    overlapping = [o for o in olds if o.start < end and seg.start < o.end]
+    superseded = next((o.superseded_by for o in overlapping if o.superseded_by), None)
+    released = next((o.released_by for o in overlapping if o.released_by), None)
+    return superseded, released
+
+
+async def _reindex(conn: aiosqlite.Connection) -> tuple[int, int]:
+    """FTS rebuilt from the sentences, vectors dropped, graph re-linked: (sentences, links)."""
+    await conn.execute("INSERT INTO sentence_fts (sentence_fts) VALUES ('rebuild')")
+    await conn.execute(f"DELETE FROM {VEC_TABLE}")
+    await conn.execute("DELETE FROM sentence_vectors")
+    await conn.execute("DELETE FROM space_stats")
+    await conn.execute("UPDATE sentences SET embedded = 0")
+    await conn.execute("DELETE FROM entity_links")
+    now = time.time()
+    for r in await conn.execute_fetchall("SELECT id, space, entity_id, value FROM states"):
+        await link_state(conn, str(r[1]), int(r[2]), int(r[0]), str(r[3]), now)
+    for r in await conn.execute_fetchall("SELECT id, space, what, who FROM events"):
+        await link_event(conn, str(r[1]), int(r[0]), str(r[2]), _names(str(r[3])), now)
+    counts = list(
+        await conn.execute_fetchall(
+            "SELECT (SELECT count(*) FROM sentences), (SELECT count(*) FROM entity_links)"
+        )
+    )
+    return int(counts[0][0]), int(counts[0][1])
+
+
+def _names(who: str) -> list[str]:
+    return [str(name) for name in json.loads(who)]

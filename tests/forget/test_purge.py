@@ -1,0 +1,97 @@
+"""``purge``: a secret leaves recall, every table, and every byte of the database files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from orma_proxy import AsyncMemory
+from orma_proxy.errors import InputError
+from orma_proxy.store.connect import open_sync
+from tests.forget.conftest import exported, remember, shown
+
+SECRET = "xqplughzorkwidget3141"
+# FTS5 stores terms prefix-compressed: the tail of the term is what a leaf holds whole.
+TAIL = SECRET[6:]
+LEAK = f"My bank PIN is {SECRET}."
+DOCUMENT = f"Branch: Kothrud.\nThe locker code is also {SECRET} for now.\nAsk for Meera."
+
+
+def _file_bytes(db: Path) -> dict[str, bytes]:
+    files = {suffix: Path(f"{db}{suffix}") for suffix in ("", "-wal", "-shm")}
+    return {suffix: path.read_bytes() for suffix, path in files.items() if path.exists()}
+
+
+async def test_a_purged_secret_is_gone_from_recall_and_from_the_file_bytes(
+    amem: AsyncMemory,
+) -> None:
+    await remember(amem)
+    leak = await amem.add(LEAK)
+    document = await amem.add(DOCUMENT, role="document")
+    await amem.flush()
+    await amem.sleep()
+    assert any(SECRET in s.value for s in await amem.facts())  # sleep made a state of it
+    assert any(SECRET in text for text in await shown(amem, "bank PIN"))  # recalled: logged
+    await amem.flush()
+    released = await amem.release(f"PIN {SECRET}", max_items=1)  # the query holds it too
+    witness = open_sync(amem.path, busy_timeout_ms=5_000, read_only=True)  # the raw rows
+    try:
+        vectors = [
+            bytes(r[0])
+            for r in witness.execute(
+                "SELECT v.embedding FROM sentence_vectors v JOIN sentences s "
+                "ON s.id = v.sentence_id WHERE instr(s.text, ?)",
+                (SECRET,),
+            )
+        ]
+    finally:
+        witness.close()
+    assert len(vectors) == 2
+    assert any(SECRET.encode() in data for data in _file_bytes(amem.path).values())
+
+    result = await amem.purge(SECRET)
+
+    assert result.affected.episodes == (leak, document) and result.compacted is True
+    assert result.preview == ()
+    for suffix, data in _file_bytes(amem.path).items():
+        for needle in (SECRET.encode(), TAIL.encode(), *vectors):
+            assert needle not in data, f"found in memory.db{suffix}"
+    texts = await shown(amem, f"What is my bank PIN {SECRET}?")
+    assert not any(TAIL in text for text in texts)
+    assert (
+        (await amem.search("who looks after my teeth?")).passages[0].text.startswith("My dentist")
+    )  # the vector index survived the VACUUM
+    (audit, *_) = await amem.audit()
+    assert (audit.operation, audit.count) == ("purge", result.count)
+    assert audit.ids["episodes"] == [leak, document]
+    assert SECRET not in json.dumps([e.as_dict() for e in await amem.audit()])
+    assert released.release_id is not None
+    await amem.add("The dentist moved to Baner.")  # the writer goes on as before
+    assert "Baner" in (await shown(amem, "dentist Baner"))[0]
+
+
+async def test_bytes_stay_gone_once_the_memory_is_closed(amem: AsyncMemory) -> None:
+    await amem.add(LEAK)
+    await amem.purge(SECRET)
+    await amem.close()
+    assert all(SECRET.encode() not in data for data in _file_bytes(amem.path).values())
+
+
+async def test_a_dry_run_names_the_episodes_and_changes_nothing(amem: AsyncMemory) -> None:
+    ids = await remember(amem)
+    leak = await amem.add(LEAK)
+    before = await exported(amem)
+    dry = await amem.purge(SECRET.upper(), dry_run=True)
+    assert (dry.affected.episodes, dry.preview, dry.compacted) == ((leak,), (LEAK,), None)
+    assert await exported(amem) == before
+    by_id = await amem.purge([leak])
+    assert by_id.affected == dry.affected
+    assert (await amem.purge(SECRET)).count == 0  # already gone: nothing to do, nothing audited
+    assert [e.operation for e in await amem.audit()] == ["purge"]
+    with pytest.raises(InputError, match=r"no episode #999 in space 'default'"):
+        await amem.purge([ids["I live in Pune."], 999])
+    with pytest.raises(InputError, match="non-empty list"):
+        await amem.purge([])
+    assert "Pune" in await exported(amem)
