@@ -67,11 +67,18 @@ class Timing:
 class LoadResult:
     """Raw samples of every phase; the caller turns them into medians and ratios."""
 
+    # CPU seconds the proxy spent per turn (settled: recorded and indexed).
+    ttft_loop_cpu: list[float] = field(default_factory=list)
+    long_loop_cpu: list[float] = field(default_factory=list)
+    long_process_cpu: list[float] = field(default_factory=list)
     ttft_direct: list[float] = field(default_factory=list)
     ttft_proxy: list[float] = field(default_factory=list)
     recall_ms: list[float] = field(default_factory=list)
     long_direct: list[float] = field(default_factory=list)
     long_proxy: list[float] = field(default_factory=list)
+    # The same streams from their first content chunk to their end: the relay alone.
+    long_direct_after_first: list[float] = field(default_factory=list)
+    long_proxy_after_first: list[float] = field(default_factory=list)
     concurrent_direct: list[float] = field(default_factory=list)
     concurrent_proxy: list[float] = field(default_factory=list)
     # (start, end) of each proxy batch of the concurrent phase, time.monotonic().
@@ -123,46 +130,57 @@ class Target:
 
 
 class Settler:
-    """Asks the proxy to finish recording before the next measured request."""
+    """Asks the proxy to finish recording before the next measured request.
+
+    The proxy answers with its CPU time so far; each call returns what it spent
+    since the previous one (loop thread, whole process), or None the first time.
+    """
 
     def __init__(self, client: httpx.AsyncClient, url: str | None) -> None:
         self.client = client
         self.url = url
+        self.last: tuple[float, float] | None = None
 
-    async def __call__(self) -> None:
-        if self.url:
-            (await self.client.post(self.url)).raise_for_status()
+    async def __call__(self) -> tuple[float, float] | None:
+        if not self.url:
+            return None
+        answer = await self.client.post(self.url)
+        answer.raise_for_status()
+        cpu = answer.json()
+        now = (float(cpu["loop_cpu"]), float(cpu["process_cpu"]))
+        spent = None if self.last is None else (now[0] - self.last[0], now[1] - self.last[1])
+        self.last = now
+        return spent
 
 
-async def ttft(
+@dataclass
+class Paired:
+    """One phase of single streams, direct and proxy interleaved."""
+
+    direct: list[Timing] = field(default_factory=list)
+    proxy: list[Timing] = field(default_factory=list)
+    # The proxy's CPU seconds per turn: (loop thread, whole process).
+    cpu: list[tuple[float, float]] = field(default_factory=list)
+
+
+async def paired(
     direct: Target, proxy: Target, settle: Settler, questions: list[str], chunks: int
-) -> tuple[list[float], list[float], list[float]]:
-    """Time to first content, direct and proxy, one request at a time."""
-    times: dict[Target, list[float]] = {direct: [], proxy: []}
-    recalls = []
+) -> Paired:
+    """One stream per question each way, one at a time, the order alternating."""
+    result = Paired()
+    await settle()
     for index, question in enumerate(questions):
         order = (direct, proxy) if index % 2 == 0 else (proxy, direct)
         for target in order:
             timing = await target.stream(question, chunks)
-            times[target].append(timing.first_content)
             if target is proxy:
-                recalls.append(timing.recall_ms or 0.0)
-                await settle()
-    return times[direct], times[proxy], recalls
-
-
-async def long_streams(
-    direct: Target, proxy: Target, settle: Settler, questions: list[str], chunks: int
-) -> tuple[list[float], list[float]]:
-    """Total time of one long stream, direct and proxy interleaved."""
-    times: dict[Target, list[float]] = {direct: [], proxy: []}
-    for index, question in enumerate(questions):
-        order = (direct, proxy) if index % 2 == 0 else (proxy, direct)
-        for target in order:
-            times[target].append((await target.stream(question, chunks)).total)
-            if target is proxy:
-                await settle()
-    return times[direct], times[proxy]
+                result.proxy.append(timing)
+                spent = await settle()
+                if spent is not None:
+                    result.cpu.append(spent)
+            else:
+                result.direct.append(timing)
+    return result
 
 
 async def batch(target: Target, questions: list[str], chunks: int) -> tuple[float, list[Timing]]:
@@ -189,14 +207,24 @@ async def run(args: argparse.Namespace) -> LoadResult:
             await settle()
         asked = WARMUP_REQUESTS
         say("phase 1: time to first token")
-        result.ttft_direct, result.ttft_proxy, result.recall_ms = await ttft(
+        short = await paired(
             direct, proxy, settle, questions[asked : asked + args.ttft_runs], args.ttft_chunks
         )
+        result.ttft_direct = [t.first_content for t in short.direct]
+        result.ttft_proxy = [t.first_content for t in short.proxy]
+        result.recall_ms = [t.recall_ms or 0.0 for t in short.proxy]
+        result.ttft_loop_cpu = [loop for loop, _ in short.cpu]
         asked += args.ttft_runs
         say("phase 2: long streams")
-        result.long_direct, result.long_proxy = await long_streams(
+        long = await paired(
             direct, proxy, settle, questions[asked : asked + args.long_runs], args.long_chunks
         )
+        result.long_direct = [t.total for t in long.direct]
+        result.long_proxy = [t.total for t in long.proxy]
+        result.long_direct_after_first = [t.total - t.first_content for t in long.direct]
+        result.long_proxy_after_first = [t.total - t.first_content for t in long.proxy]
+        result.long_loop_cpu = [loop for loop, _ in long.cpu]
+        result.long_process_cpu = [process for _, process in long.cpu]
         asked += args.long_runs
         say("phase 3: concurrent streams")
         for round_ in range(args.rounds):

@@ -42,7 +42,7 @@ import httpx
 import numpy as np
 import uvicorn
 from starlette.applications import Starlette
-from starlette.responses import Response
+from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from bench import corpus
@@ -120,9 +120,14 @@ class Report:
     recall: Spread
     long_direct: Spread
     long_proxy: Spread
+    long_direct_after_first: Spread
+    long_proxy_after_first: Spread
     concurrent_direct: Spread
     concurrent_proxy: Spread
     concurrent_recall: Spread
+    ttft_loop_cpu: Spread
+    long_loop_cpu: Spread
+    long_process_cpu: Spread
     lag_concurrent: Lag
     lag_run: Lag
 
@@ -137,6 +142,10 @@ class Report:
     @property
     def long_ratio(self) -> float:
         return self.long_proxy.median / self.long_direct.median
+
+    @property
+    def relay_ratio(self) -> float:
+        return self.long_proxy_after_first.median / self.long_direct_after_first.median
 
     @property
     def concurrent_ratio(self) -> float:
@@ -178,13 +187,15 @@ def with_settle(app: Starlette) -> ASGIApp:
 
     Only the load client calls it, between measured requests, so that one
     request's background recording does not run into the next one's timing.
+    It answers with the CPU time of the loop's thread and of the whole process.
     """
 
     async def wrapped(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["path"] == SETTLE_PATH:
             await asyncio.sleep(SETTLE_SECONDS)
             await app.state.memory.flush()
-            await Response(status_code=204)(scope, receive, send)
+            cpu = {"loop_cpu": time.thread_time(), "process_cpu": time.process_time()}
+            await JSONResponse(cpu)(scope, receive, send)
             return
         await app(scope, receive, send)
 
@@ -349,9 +360,14 @@ async def run(args: argparse.Namespace, folder: Path) -> Report:
         recall=Spread.of(result.recall_ms, scale=1.0),
         long_direct=Spread.of(result.long_direct),
         long_proxy=Spread.of(result.long_proxy),
+        long_direct_after_first=Spread.of(result.long_direct_after_first),
+        long_proxy_after_first=Spread.of(result.long_proxy_after_first),
         concurrent_direct=Spread.of(result.concurrent_direct),
         concurrent_proxy=Spread.of(result.concurrent_proxy),
         concurrent_recall=Spread.of(result.concurrent_recall_ms, scale=1.0),
+        ttft_loop_cpu=Spread.of(result.ttft_loop_cpu),
+        long_loop_cpu=Spread.of(result.long_loop_cpu),
+        long_process_cpu=Spread.of(result.long_process_cpu),
         lag_concurrent=monitor.between(result.concurrent_windows),
         lag_run=monitor.between([(started, finished)]),
     )
@@ -385,6 +401,9 @@ def render(report: Report) -> str:
             f"| total time, {r.long_chunks:,}-chunk stream, {r.long_direct.n} runs | "
             f"{cell(r.long_direct)} | {cell(r.long_proxy)} | {r.long_ratio:.2f}x | "
             f"<= {LONG_STREAM_MAX_RATIO}x: {verdict(r.long_ratio <= LONG_STREAM_MAX_RATIO)} |",
+            f"| the same streams, first token to end (the relay alone) | "
+            f"{cell(r.long_direct_after_first)} | {cell(r.long_proxy_after_first)} | "
+            f"{r.relay_ratio:.2f}x | - |",
             f"| wall time, {r.streams} concurrent {r.concurrent_chunks}-chunk streams, "
             f"{r.concurrent_direct.n} rounds | {cell(r.concurrent_direct)} | "
             f"{cell(r.concurrent_proxy)} | {r.concurrent_ratio:.2f}x "
@@ -396,6 +415,11 @@ def render(report: Report) -> str:
             f"Loop lag over the whole run: p50 {r.lag_run.p50:.1f}, p99 {r.lag_run.p99:.1f}, "
             f"max {r.lag_run.max:.1f} ms ({r.lag_run.samples} samples of a "
             f"{LAG_INTERVAL_SECONDS * MS:.0f} ms timer).",
+            "",
+            f"Proxy CPU per turn, median (p95), recording and indexing included: "
+            f"{r.ttft_chunks}-chunk stream {cell(r.ttft_loop_cpu)} ms on the event loop; "
+            f"{r.long_chunks:,}-chunk stream {cell(r.long_loop_cpu)} ms on the event loop, "
+            f"{cell(r.long_process_cpu)} ms in the whole process (embedding threads included).",
         ]
     )
 
