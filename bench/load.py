@@ -39,6 +39,9 @@ TRAILING_EVENTS = 2
 EVENT_END = b"\n\n"
 CONTENT_MARK = b'"content"'
 TIMEOUT_SECONDS = 120.0
+# Idle connections are dropped before uvicorn's 5 s keep-alive ends: reusing one the
+# server is closing at that instant fails the request (a POST is not retried).
+KEEPALIVE_SECONDS = 2.0
 # The phase sizes: option name -> (default, meaning).
 LOAD_OPTIONS: dict[str, tuple[int, str]] = {
     "ttft_runs": (50, "short streams timed to their first token, each way"),
@@ -196,7 +199,11 @@ async def run(args: argparse.Namespace) -> LoadResult:
         args.ttft_runs + args.long_runs + args.rounds * args.streams + WARMUP_REQUESTS,
         seed=QUESTION_SEED,
     )
-    limits = httpx.Limits(max_connections=2 * args.streams, max_keepalive_connections=args.streams)
+    limits = httpx.Limits(
+        max_connections=2 * args.streams,
+        max_keepalive_connections=args.streams,
+        keepalive_expiry=KEEPALIVE_SECONDS,
+    )
     async with httpx.AsyncClient(timeout=TIMEOUT_SECONDS, limits=limits, trust_env=False) as client:
         direct, proxy = Target(client, args.direct), Target(client, args.proxy)
         settle = Settler(client, args.settle)
