@@ -1,0 +1,81 @@
+"""The same operations on the proxy (``POST /_orma/forget``) and as MCP tools."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import httpx
+import pytest
+from mcp import Client
+
+from orma_proxy import Memory, OrmaConfig
+from orma_proxy.embed.onnx import OnnxEmbedder
+from orma_proxy.mcp.server import build_server
+from orma_proxy.server import create_app
+from orma_proxy.server.auth import parse_keys
+from tests.server.serving import serve
+
+SECRET = "The alarm code is 80417."
+
+
+@pytest.fixture
+def proxy(config: OrmaConfig, embedder: OnnxEmbedder) -> Iterator[str]:
+    keyed = config.model_copy(update={"api_keys": parse_keys("key-alice=alice;key-admin=*")})
+    with Memory(config=keyed, embedder=embedder) as mem:
+        for space in ("alice", "bob"):
+            mem.add(SECRET, space=space)
+            mem.add("My dentist is Dr. Rao in Kothrud.", space=space)
+    with serve(create_app(keyed, embedder=embedder)) as served:
+        yield f"{served.url}/_orma/forget"
+
+
+def _post(url: str, body: dict[str, object], key: str | None = "key-alice") -> httpx.Response:
+    headers = {} if key is None else {"authorization": f"Bearer {key}"}
+    return httpx.post(url, json=body, headers=headers, timeout=60)
+
+
+def test_the_proxy_forgets_for_the_key_s_own_space_only(proxy: str, config: OrmaConfig) -> None:
+    purge = {"operation": "purge", "query": "alarm code"}
+    assert _post(proxy, purge, key=None).status_code == 401
+    assert _post(proxy, {**purge, "space": "bob"}).status_code == 403
+
+    dry = _post(proxy, {**purge, "dry_run": True})
+    assert dry.status_code == 200, dry.text
+    assert (dry.json()["space"], dry.json()["preview"]) == ("alice", [SECRET])
+    done = _post(proxy, purge).json()
+    assert (done["count"], done["compacted"], done["dry_run"]) == (2, True, False)
+    assert _post(proxy, {**purge, "dry_run": True}).json()["count"] == 0
+    bobs = _post(proxy, {**purge, "space": "bob", "dry_run": True}, key="key-admin").json()
+    assert bobs["preview"] == [SECRET]  # another space keeps its own
+
+    fixed = _post(proxy, {"operation": "supersede", "old": "Dr. Rao", "new": "Dr. Shah"})
+    assert fixed.json()["affected"]["sentences"] and fixed.json()["episode_id"]
+    released = _post(proxy, {"operation": "release", "query": "dentist"}).json()
+    back = _post(proxy, {"operation": "unrelease", "release_id": released["release_id"]})
+    assert back.json()["affected"] == released["affected"]
+    for bad, message in (
+        ({"operation": "vanish"}, "bad /_orma/forget request"),
+        ({"operation": "release"}, "release needs 'query'"),
+        ({"operation": "supersede", "old": "Mumbai", "new": "x"}, "nothing in space 'alice'"),
+    ):
+        answer = _post(proxy, bad)
+        assert answer.status_code == 400 and message in answer.json()["error"]["message"]
+
+
+async def test_the_mcp_tools_release_and_purge(config: OrmaConfig, embedder: OnnxEmbedder) -> None:
+    async with Client(build_server(config, embedder=embedder)) as client:
+        await client.call_tool("orma_remember", {"text": SECRET})
+        await client.call_tool("orma_remember", {"text": "Deploys go through the staging cluster."})
+        dry = await client.call_tool("orma_purge", {"query": "alarm code", "dry_run": True})
+        assert dry.structured_content is not None
+        assert (dry.structured_content["count"], dry.structured_content["preview"]) == (2, [SECRET])
+        gone = await client.call_tool("orma_purge", {"query": "alarm code"})
+        assert gone.structured_content is not None and not gone.structured_content["dry_run"]
+        hidden = await client.call_tool("orma_release", {"query": "staging deploys"})
+        assert hidden.structured_content is not None
+        assert hidden.structured_content["release_id"] == 1
+        recall = await client.call_tool("orma_recall", {"query": "how do deploys work?"})
+        text = "".join(getattr(c, "text", "") for c in recall.content)
+        assert "staging" not in text and "80417" not in text
+        empty = await client.call_tool("orma_purge", {"query": " "})
+        assert empty.is_error
