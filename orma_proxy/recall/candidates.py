@@ -2,7 +2,8 @@
 
 Sources, in one pass of indexed SQL after the hybrid search:
 
-- passages (sentences) from BM25 + vectors, with their RRF score;
+- the best ``recall_passages`` passages (sentences) of BM25 + vectors, with
+  their RRF score;
 - states and events cited from those sentences inherit the sentence's score:
   they are that sentence, consolidated. A closed state found this way lends
   its score to the active state that replaced it ("I live in Pune" finds the
@@ -149,7 +150,7 @@ async def gather(
         conn, embed_query, query, space, k=config.search_k, config=config
     )
     items: dict[ItemKey, Candidate] = {}
-    for p in passages:
+    for p in passages[: config.recall_passages]:  # all of them still lend states their score
         items[("passage", p.sentence_id)] = _passage_candidate(p, p.score)
     if not config.enable_semantic:
         return Pool(items, [])

@@ -99,12 +99,12 @@ class Layout:
             return f"[LOG: {day} {passage.role}: {passage.text}{mark}]"
         return f'- {day}, {passage.role}: "{passage.text}"{mark}'
 
+    def titled(self, section: str, lines: list[str]) -> list[str]:
+        """A section's lines under its title (none for an empty section)."""
+        title = self.title(section)
+        return [title, *lines] if lines and title else lines
+
     def join(self, header: str, sections: dict[str, list[str]]) -> str:
         """The block: header, a blank line, then each non-empty section in order."""
-        lines: list[str] = []
-        for name in SECTIONS:
-            body = sections.get(name, [])
-            if body:
-                title = self.title(name)
-                lines += [title, *body] if title else body
+        lines = [line for name in SECTIONS for line in self.titled(name, sections.get(name, []))]
         return header + "\n\n" + "\n".join(lines)

@@ -106,6 +106,32 @@ def estimate_tokens(text: str) -> int:
     return len(text) // 3 + 1
 
 
+class _Tally:
+    """Token counts of lines, each counted once, and of the block they make.
+
+    Tokenizers split at line breaks, so a block costs its header, its lines and
+    its line breaks counted apart; recounting a 4,000-token text after every
+    change would cost more than the whole search. The whole text is counted
+    once, at the end, only when the sum comes within ``exact_above`` of the
+    budget, where a merge across a line break could matter.
+    """
+
+    def __init__(self, count: TokenCounter) -> None:
+        self._count = count
+        self._known: dict[str, int] = {}
+        self.newline = count("\n")
+        self.gap = count("\n\n")
+
+    def __call__(self, text: str) -> int:
+        found = self._known.get(text)
+        if found is None:
+            found = self._known[text] = self._count(text)
+        return found
+
+    def exact(self, text: str) -> int:
+        return self._count(text)
+
+
 def _normal(text: str) -> str:
     return " ".join(text.split())
 
@@ -132,18 +158,21 @@ def pack_block(
     entries: Sequence[Entry] = (),
     sutra: bool = True,
     shares: Shares | None = None,
+    exact_above: float = 0.9,
 ) -> MemoryBlock:
     """Pack the rules, then the best entries (``passages`` alone: best first), within budget.
 
     Passages whose text the conversation already holds (``exclude_texts``) or
     that repeat one already packed are skipped: the model sees them anyway.
+    ``tokens`` is exact once the block passes ``exact_above`` of the budget.
     """
     layout = Layout(sutra)
+    tally = _Tally(count_tokens)
     shares = shares or Shares()
     ranked = list(entries) or [Entry(score=-float(i), passage=p) for i, p in enumerate(passages)]
     rules = list(dict.fromkeys(_normal(r) for r in forbidden if r.strip()))
     header = layout.header(today, rules=bool(rules))
-    used = count_tokens(header) + 1
+    used = tally(header) + tally.gap
     if used > budget_tokens:
         return MemoryBlock("", 0)
     lines: dict[str, list[str]] = {name: [] for name in SECTIONS}
@@ -152,8 +181,8 @@ def pack_block(
     def take(section: str, line: str, limit: float) -> bool:
         nonlocal used
         title = layout.title(section)
-        extra = count_tokens(title) + 1 if title and not lines[section] else 0
-        spent = count_tokens(line) + 1 + extra
+        extra = tally(title) + tally.newline if title and not lines[section] else 0
+        spent = tally(line) + tally.newline + extra
         if used + spent > budget_tokens or cost[section] + spent > limit:
             return False
         lines[section].append(line)
@@ -186,7 +215,7 @@ def pack_block(
     for entry in ranked:  # what a section left unused, to the best entries still out
         if entry.key not in packed:
             consider(entry, budget_tokens)
-    return _finish(layout, header, kept_rules, chosen, budget_tokens, count_tokens)
+    return _finish(layout, header, kept_rules, chosen, budget_tokens, tally, exact_above)
 
 
 def _line(layout: Layout, entry: Entry, seen: set[str], packed: set[ItemKey]) -> str | None:
@@ -207,9 +236,10 @@ def _finish(
     rules: list[str],
     chosen: list[Entry],
     budget_tokens: int,
-    count_tokens: TokenCounter,
+    tally: _Tally,
+    exact_above: float,
 ) -> MemoryBlock:
-    """Assemble in reading order; while the whole text is over budget, drop the weakest entry."""
+    """Assemble in reading order; while the block is over budget, drop the weakest entry."""
     entries = sorted(chosen, key=lambda e: -e.score)
     while True:
         sections: dict[str, list[str]] = {"rules": [layout.rule(r) for r in rules]}
@@ -217,7 +247,11 @@ def _finish(
             mine = sorted((e for e in entries if e.section == name), key=_sort_key)
             sections[name] = [_render(layout, e) for e in mine]
         text = layout.join(header, sections)
-        tokens = count_tokens(text)
+        shown = [line for name in SECTIONS for line in layout.titled(name, sections[name])]
+        tokens = tally(header) + tally.gap + sum(tally(line) for line in shown)
+        tokens += tally.newline * max(len(shown) - 1, 0)
+        if tokens > budget_tokens * exact_above:
+            tokens = tally.exact(text)
         if tokens <= budget_tokens and (rules or entries):
             return MemoryBlock(
                 text,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, date, datetime
 
 import pytest
@@ -92,6 +93,28 @@ async def test_outdated_marks_follow_the_chain_and_say_when_a_fact_just_ended(
     assert "[user.home city: Goa]" in block.text
     # Goa's own line says nothing the state line doesn't: left out.
     assert "I live in Goa these days" not in block.text
+
+
+def merging_counter(text: str) -> int:
+    """A BPE-like counter: a line break costs a token, but "]\\n[" merges into one."""
+    return len(re.findall(r"\]\n\[|\S+|\n", text))
+
+
+@pytest.mark.parametrize("budget", [110, 130, 170, 260])
+def test_budget_holds_when_line_breaks_cost_or_merge(budget: int) -> None:
+    lines = [passage(i, f"Line {i} says the ferry leaves at {i}:15.") for i in range(30)]
+    block = pack_block(
+        entries=[Entry(score=-i, passage=p) for i, p in enumerate(lines)],
+        budget_tokens=budget,
+        today=date(2026, 11, 1),
+        count_tokens=merging_counter,
+        forbidden=["share the wifi password"],
+    )
+    assert block.passages and merging_counter(block.text) <= budget
+    if block.tokens > 0.9 * budget:  # close to the budget: counted exactly
+        assert block.tokens == merging_counter(block.text)
+    else:  # else the sum of the parts, never less than the real count
+        assert block.tokens >= merging_counter(block.text)
 
 
 def test_a_section_s_unused_share_goes_to_the_others(embedder: OnnxEmbedder) -> None:
