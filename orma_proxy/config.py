@@ -277,6 +277,13 @@ class OrmaConfig(BaseModel):
     budget_share_passages: float = Field(
         0.4, ge=0, le=1, description="Share of the budget (after rules) for passages."
     )
+    pack_exact_above: float = Field(
+        0.9,
+        gt=0,
+        le=1,
+        description="Count the whole block exactly once its parts sum past this share of "
+        "the budget (below, the sum of its lines is the count).",
+    )
     tokenizer: Path | None = Field(
         None,
         description="The upstream model's tokenizer.json to count block tokens with "

@@ -84,8 +84,9 @@ async def run_case(
         await mem.sleep(SPACE)
         await mem.flush()
         block = await mem.recall(case["question"], SPACE, at=case["ask_at"])
-    passed = all(e in block.text for e in case["expect"]) and not any(
-        r in block.text for r in case["reject"]
+    text = block.text.lower()  # "[FORBIDDEN: ...]" in Sutra is "Forbidden:" in classic
+    passed = all(e.lower() in text for e in case["expect"]) and not any(
+        r.lower() in text for r in case["reject"]
     )
     outcome = Outcome(case["id"], case["kind"], passed, block.tokens)
     if ask is not None:

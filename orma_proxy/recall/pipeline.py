@@ -63,6 +63,7 @@ async def recall_block(
         shares=Shares(
             config.budget_share_states, config.budget_share_events, config.budget_share_passages
         ),
+        exact_above=config.pack_exact_above,
     )
 
 
