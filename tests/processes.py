@@ -20,6 +20,7 @@ from orma_proxy import AsyncMemory, OrmaConfig
 from orma_proxy.store.connect import open_sync
 from orma_proxy.store.migrate import migrate
 from tests.embedders import HashingEmbedder
+from tests.rawdb import raw
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -65,12 +66,9 @@ def _migrate(db: Path, go: Path) -> None:
 
 def migration_counts(db: Path) -> list[tuple[int, int]]:
     """(version, times recorded) for every migration in the file's ledger."""
-    conn = open_sync(db, busy_timeout_ms=15_000)
-    try:
+    with raw(db) as conn:
         rows = conn.execute("SELECT version, count(*) FROM schema_migrations GROUP BY version")
         return [(int(v), int(n)) for v, n in rows.fetchall()]
-    finally:
-        conn.close()
 
 
 def main(argv: list[str]) -> None:

@@ -13,11 +13,10 @@ from __future__ import annotations
 import importlib.util
 import logging
 import os
-import socket
+import threading
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlparse
 
 from orma_proxy.config import OrmaConfig
 from orma_proxy.embed.onnx import OnnxEmbedder, Pooling
@@ -97,7 +96,7 @@ def _bge_files(config: OrmaConfig) -> tuple[Path, str] | None:
             for name in names
         ]
     except Exception:  # not cached: huggingface_hub raises several unrelated types
-        if os.environ.get("HF_HUB_OFFLINE") or not hub_reachable(config.hub_timeout_seconds):
+        if hub_offline() or not hub_reachable(config.hub_timeout_seconds):
             return None
         try:
             log.info("downloading %s into %s (once)", BGE_SMALL.model_id, cache)
@@ -111,15 +110,36 @@ def _bge_files(config: OrmaConfig) -> tuple[Path, str] | None:
     return Path(paths[0]), Path(paths[1]).read_text("utf-8")
 
 
+def hub_offline() -> bool:
+    """``HF_HUB_OFFLINE`` as huggingface_hub reads it: "0" or "false" mean online."""
+    return os.environ.get("HF_HUB_OFFLINE", "").strip().upper() in {"1", "ON", "YES", "TRUE"}
+
+
 def hub_reachable(timeout: float) -> bool:
-    """Whether a TCP connection to the model hub opens within ``timeout`` seconds."""
-    endpoint = os.environ.get("HF_ENDPOINT", HUB_URL)
-    host = urlparse(endpoint).hostname or "huggingface.co"
-    try:
-        with socket.create_connection((host, 443), timeout=timeout):
-            return True
-    except OSError:
-        return False
+    """Whether the model hub answers an HTTP request within ``timeout`` seconds.
+
+    A TCP connect is not enough: a proxy or captive portal may accept and never
+    answer, and huggingface_hub then retries for minutes. The probe runs in a
+    daemon thread so nothing (DNS lookups ignore socket timeouts) holds us longer.
+    """
+    import httpx  # only needed when the hub is consulted
+
+    endpoint = os.environ.get("HF_ENDPOINT") or HUB_URL
+    answered, finished = threading.Event(), threading.Event()
+
+    def probe() -> None:
+        try:
+            httpx.head(endpoint, timeout=timeout)
+        except (httpx.HTTPError, ValueError) as exc:  # ValueError: a malformed HF_ENDPOINT
+            log.debug("model hub %s not reachable: %s", endpoint, exc)
+        else:  # any HTTP answer, even an error status, means someone is there
+            answered.set()
+        finally:
+            finished.set()
+
+    threading.Thread(target=probe, name="orma-hub-probe", daemon=True).start()
+    finished.wait(timeout)
+    return answered.is_set()
 
 
 def _minilm_files() -> tuple[Path, str]:

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import math
+import os
 import time
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -13,11 +16,12 @@ from types import TracebackType
 from typing import Any, Self, TextIO
 
 import httpx
+import numpy as np
 
 from orma_proxy.config import OrmaConfig
-from orma_proxy.embed.base import Embedder, Vectors, normalise
+from orma_proxy.embed.base import Embedder, Vectors, fit
 from orma_proxy.embed.models import load_embedder
-from orma_proxy.errors import InputError, OrmaError
+from orma_proxy.errors import ConfigError, InputError, OrmaError
 from orma_proxy.forget import AuditEntry, ForgetResult
 from orma_proxy.forget.audit import read_audit
 from orma_proxy.forget.purge import purge
@@ -49,6 +53,9 @@ from orma_proxy.text.segment import split_sentences
 
 # Texts longer than this are split into sentences in a worker thread.
 _SPLIT_IN_THREAD_CHARS = 64_000
+# Sentences per embedding call of the indexer. A call cannot be interrupted, and
+# close() waits for the one in flight: a few sentences take well under a second.
+_INDEX_CHUNK = 8
 
 When = datetime | str | float | int | None
 
@@ -76,6 +83,10 @@ class AsyncMemory:
         if model is not None:
             updates["model"] = model
         self.config = (config or OrmaConfig.load()).model_copy(update=updates)
+        if embedder is not None and not isinstance(embedder, Embedder):
+            raise ConfigError(
+                "embedder must have model_id, dim and embed(list[str]) -> (n, dim) float32"
+            )
         self._given_embedder = embedder
         self._db: Database | None = None
         self._indexer: Indexer | None = None
@@ -158,6 +169,8 @@ class AsyncMemory:
         space = _check_space(space)
         if role not in ROLES:
             raise InputError(f"role must be one of {', '.join(ROLES)}, not {role!r}")
+        if source is not None:
+            source = _check_text(source, "source")
         now = time.time()
         episode = NewEpisode(
             space=space,
@@ -166,7 +179,7 @@ class AsyncMemory:
             said_at=_timestamp(at, default=now),
             created_at=now,
             source=source,
-            metadata=metadata or {},
+            metadata=_check_metadata(metadata),
         )
         if len(text) > _SPLIT_IN_THREAD_CHARS:
             segments = await asyncio.to_thread(
@@ -185,7 +198,9 @@ class AsyncMemory:
         """Store a text or Markdown file as one episode (its path is the source)."""
         file = await asyncio.to_thread(lambda: Path(path).expanduser().resolve())
         text = await asyncio.to_thread(read_text_file, file)
-        return await self.add(text, space=space, role=role, source=str(file))
+        # A file name need not be UTF-8 (Python keeps such bytes as lone surrogates).
+        source = os.fsencode(file).decode("utf-8", "replace")
+        return await self.add(text, space=space, role=role, source=source)
 
     async def observe(self, role: str, text: str, space: str = "default", at: When = None) -> int:
         """Record one chat turn (``user``, ``assistant`` or ``tool``)."""
@@ -321,13 +336,21 @@ class AsyncMemory:
 
     async def _embed_query(self, query: str) -> Vectors:
         loop = asyncio.get_running_loop()
-        vectors = await loop.run_in_executor(self._query_pool, self.embedder.embed, [query])
-        query_vector: Vectors = normalise(vectors)[0]
+        embedder = self.embedder
+        vectors = await loop.run_in_executor(self._query_pool, embedder.embed, [query])
+        query_vector: Vectors = fit(vectors, 1, embedder.dim, embedder.model_id)[0]
         return query_vector
 
     async def _embed_batch(self, texts: list[str]) -> Vectors:
+        """Vectors for the indexer, a few texts per call: close() waits for one call only."""
         loop = asyncio.get_running_loop()
-        return normalise(await loop.run_in_executor(self._index_pool, self.embedder.embed, texts))
+        embedder = self.embedder
+        parts = []
+        for start in range(0, len(texts), _INDEX_CHUNK):
+            chunk = texts[start : start + _INDEX_CHUNK]
+            vectors = await loop.run_in_executor(self._index_pool, embedder.embed, chunk)
+            parts.append(fit(vectors, len(chunk), embedder.dim, embedder.model_id))
+        return np.concatenate(parts)
 
     # --- sleep: consolidation into states and events -----------------------------------
 
@@ -518,18 +541,35 @@ def _check_text(text: object, what: str) -> str:
 def _check_space(space: object) -> str:
     if not isinstance(space, str) or not space.strip():
         raise InputError("space must be a non-empty string")
-    return space
+    return _check_text(space, "space")
+
+
+def _check_metadata(metadata: object) -> dict[str, Any]:
+    """Metadata that will serialise to valid JSON (checked here, not mid-transaction)."""
+    if metadata is None:
+        return {}
+    if not isinstance(metadata, dict):
+        raise InputError(f"metadata must be a dict, not {type(metadata).__name__}")
+    try:
+        json.dumps(metadata, ensure_ascii=False, allow_nan=False).encode("utf-8")
+    except (TypeError, ValueError) as exc:  # unserialisable value, NaN, lone surrogate
+        raise InputError(f"metadata cannot be stored as JSON: {exc}") from exc
+    return metadata
 
 
 def _timestamp(at: When, *, default: float) -> float:
     """Unix seconds from a datetime (naive = local time), ISO string or number."""
     if at is None:
         return default
-    if isinstance(at, int | float):
+    if isinstance(at, int | float) and not isinstance(at, bool):
+        if not math.isfinite(at):
+            raise InputError(f"at must be a finite number of seconds, not {at!r}")
         return float(at)
     if isinstance(at, str):
         try:
             at = datetime.fromisoformat(at)
         except ValueError as exc:
             raise InputError(f"at must be an ISO 8601 date or time, not {at!r}") from exc
+    if not isinstance(at, datetime):
+        raise InputError(f"at must be a datetime, ISO string or Unix seconds, not {at!r}")
     return at.timestamp()

@@ -17,6 +17,7 @@ from typing import Any, Self, TextIO, TypeVar
 
 from orma_proxy.config import OrmaConfig
 from orma_proxy.embed.base import Embedder
+from orma_proxy.errors import OrmaError
 from orma_proxy.forget import AuditEntry, ForgetResult
 from orma_proxy.memory.engine import AsyncMemory, When
 from orma_proxy.memory.stats import Stats
@@ -38,6 +39,9 @@ class _LoopThread:
         self._thread.start()
 
     def run(self, coro: Coroutine[Any, Any, T]) -> T:
+        if self.loop.is_closed():
+            coro.close()  # never started: close it so Python doesn't warn it was never awaited
+            raise OrmaError("this Memory is closed")
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
 
     def stop(self) -> None:

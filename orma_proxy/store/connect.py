@@ -4,6 +4,11 @@ Many Pythons (pyenv builds, macOS's system Python) ship a ``sqlite3`` that canno
 load extensions, so Orma always uses ``sqlean`` (a drop-in ``sqlite3`` with a
 recent SQLite that can). aiosqlite accepts any connector; ours runs on
 aiosqlite's own thread, so the extension is loaded where it is used.
+
+Every connection in a process must come from here: a second copy of SQLite
+(the standard library's ``sqlite3``) on the same file in the same process does
+not see these connections' POSIX locks, so it can read stale pages or checkpoint
+the write-ahead log under them (SQLite's "multiple copies of SQLite" hazard).
 """
 
 from __future__ import annotations

@@ -13,6 +13,7 @@ from orma_proxy import Memory, OrmaConfig
 from orma_proxy.errors import NotAnOrmaDatabaseError, SchemaTooNewError, StoreError
 from orma_proxy.store.migrate import load_migrations
 from tests.embedders import HashingEmbedder
+from tests.rawdb import scalar
 
 
 def snapshot(folder: Path) -> dict[str, tuple[bytes, int]]:
@@ -60,11 +61,7 @@ def test_an_explicit_path_wins_over_orma_dir(
 
 def test_the_database_is_in_wal_mode(mem: Memory) -> None:
     mem.add("Readers never block the writer.")
-    conn = sqlite3.connect(mem.path)
-    try:
-        assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
-    finally:
-        conn.close()
+    assert scalar(mem.path, "PRAGMA journal_mode") == "wal"
 
 
 def test_a_newer_schema_is_refused_and_left_byte_for_byte_alone(tmp_path: Path) -> None:

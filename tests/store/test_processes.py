@@ -10,20 +10,17 @@ from pathlib import Path
 import pytest
 
 from orma_proxy import AsyncMemory, OrmaConfig
-from orma_proxy.store.connect import open_sync
 from orma_proxy.store.migrate import load_migrations
 from tests.embedders import HashingEmbedder
 from tests.processes import expect_line, migration_counts, started
+from tests.rawdb import raw
 
 pytestmark = pytest.mark.slow
 
 
 def _episode_ids(db: Path) -> set[int]:
-    conn = open_sync(db, busy_timeout_ms=15_000)
-    try:
+    with raw(db) as conn:
         return {int(row[0]) for row in conn.execute("SELECT id FROM episodes")}
-    finally:
-        conn.close()
 
 
 def test_an_add_that_returned_survives_kill_9(tmp_path: Path) -> None:

@@ -1,0 +1,56 @@
+"""The synchronous ``Memory`` and the lifecycle rules of both APIs."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from orma_proxy import AsyncMemory, Memory, OrmaConfig
+from orma_proxy.embed.onnx import OnnxEmbedder
+from orma_proxy.errors import OrmaError
+
+
+async def test_sync_memory_works_inside_a_running_event_loop(
+    config: OrmaConfig, embedder: OnnxEmbedder
+) -> None:
+    asyncio.get_running_loop()  # we are in one, where asyncio.run() would refuse
+    with Memory(config=config, embedder=embedder) as mem:
+        episode_id = mem.add("The spare key is under the blue flowerpot.")
+        found = mem.search("spare key")
+        assert found.passages[0].episode_id == episode_id
+        mem.flush()
+        assert mem.search("where did I hide the key?").passages[0].episode_id == episode_id
+        assert mem.stats().pending_vectors == 0
+
+
+def test_a_closed_memory_says_so_and_closing_twice_is_safe(
+    config: OrmaConfig, embedder: OnnxEmbedder
+) -> None:
+    with Memory(config=config, embedder=embedder) as mem:
+        mem.add("Context managers close the file.")
+    mem.close()  # a second close: nothing happens
+    with pytest.raises(OrmaError, match="closed"):
+        mem.add("Too late.")
+    with pytest.raises(OrmaError, match="closed"):
+        mem.search("late")
+    with Memory(config=config, embedder=embedder) as again:  # the file is free again
+        assert again.stats().episodes == 1
+
+
+async def test_async_memory_before_open_is_a_clear_error(
+    config: OrmaConfig, embedder: OnnxEmbedder
+) -> None:
+    mem = AsyncMemory(config=config, embedder=embedder)
+    for call in (mem.add("x"), mem.search("x"), mem.flush(), mem.stats()):
+        with pytest.raises(OrmaError, match="memory is not open"):
+            await call
+    with pytest.raises(OrmaError, match="memory is not open"):
+        _ = mem.embedder
+    await mem.close()  # closing what was never opened is harmless
+    async with mem:
+        await mem.add("Opened at last.")
+    await mem.close()
+    await mem.close()
+    with pytest.raises(OrmaError, match="memory is not open"):
+        await mem.add("Closed again.")
