@@ -136,8 +136,10 @@ class Indexer:
                 continue  # the caller stopped waiting
             if error is not None:
                 waiter.done.set_exception(error)
-            elif step is not None and waiter.after_step < step and (
-                through is None or waiter.through <= through
+            elif (
+                step is not None
+                and waiter.after_step < step
+                and (through is None or waiter.through <= through)
             ):
                 waiter.done.set_result(None)
             else:
