@@ -156,7 +156,7 @@ async def gather(
         return Pool(items, [])
     found = {p.sentence_id: p.score for p in passages}
     terms = sorted(_terms(query))
-    states, rules = await _states(conn, space, terms, list(found), config, now)
+    states, rules, closed_cited = await _states(conn, space, terms, list(found), config, now)
     event_sql, event_args = _event_query(space, terms, list(found), config)
     events = [event_candidate(r) for r in await conn.execute_fetchall(event_sql, event_args)]
     matched: list[tuple[int, Candidate]] = []
@@ -172,7 +172,9 @@ async def gather(
     for rank, (_, cand) in enumerate(sorted(matched, key=lambda p: -p[0]), start=1):
         cand.relevance += config.term_match_weight / (config.rrf_k + rank)
     history = [c for c in states if c.state is not None and not c.state.active]
-    closed = await successors(conn, space, sorted({*found, *map(_cited, history)}))
+    closed = {}
+    if closed_cited or history:
+        closed = await successors(conn, space, sorted({*found, *map(_cited, history)}))
     heads: set[ItemKey] = {("state", c.head_id) for c in closed.values() if c.active}
     for cand in await load_items(conn, space, [k for k in heads if k not in items]):
         items[cand.key] = cand
@@ -265,15 +267,19 @@ async def _states(
     sentence_ids: list[int],
     config: OrmaConfig,
     now: float,
-) -> tuple[list[Candidate], list[State]]:
-    """States cited by found sentences (recently closed too), matching words, the user's, rules."""
+) -> tuple[list[Candidate], list[State], bool]:
+    """States cited by found sentences (recently closed too), matching words, the user's, rules.
+
+    The flag says whether a found sentence backs any closed state, however old
+    (its replacement chain then has to be followed for the outdated marks).
+    """
     recent = now - config.superseded_recent_days * SECONDS_PER_DAY
     tests = [f"(s.active = 1 AND (e.name = ? OR {_RULE_TEST}))"]
     args: list[object] = [space, USER]
     if sentence_ids:
         marks = ",".join("?" * len(sentence_ids))
-        tests.append(f"(s.sentence_id IN ({marks}) AND (s.active = 1 OR s.valid_to >= ?))")
-        args += [*sentence_ids, recent]
+        tests.append(f"s.sentence_id IN ({marks})")  # closed ones of any age: for the marks
+        args += sentence_ids
     if terms:
         likes = " OR ".join(["s.value LIKE ? OR s.attribute LIKE ? OR e.name LIKE ?"] * len(terms))
         tests.append(f"((s.active = 1 OR s.valid_to >= ?) AND ({likes}))")
@@ -287,10 +293,15 @@ async def _states(
     rules: list[State] = []
     user: list[Candidate] = []
     others: list[Candidate] = []
+    closed_cited = False
     for row in rows:
         cand = state_candidate(row)
         state = cand.state
         assert state is not None
+        if not state.active:
+            closed_cited = closed_cited or state.sentence_id in cited
+            if state.valid_to is None or state.valid_to.timestamp() < recent:
+                continue  # history older than superseded_recent_days: only its mark is shown
         if state.active and (state.prohibited or state.attribute.startswith("forbidden_")):
             rules.append(state)
         elif state.sentence_id in cited:
@@ -300,7 +311,8 @@ async def _states(
         else:
             others.append(cand)
     rules.sort(key=lambda s: (s.valid_from, s.id))
-    return user[: config.recall_user_states] + others[: config.recall_states + len(cited)], rules
+    kept = user[: config.recall_user_states] + others[: config.recall_states + len(cited)]
+    return kept, rules, closed_cited
 
 
 def _event_query(
