@@ -277,6 +277,9 @@ class OrmaConfig(BaseModel):
     budget_share_passages: float = Field(
         0.4, ge=0, le=1, description="Share of the budget (after rules) for passages."
     )
+    token_count_cache: int = Field(
+        4096, ge=0, description="Block lines whose token counts are remembered between recalls."
+    )
     pack_exact_above: float = Field(
         0.9,
         gt=0,

@@ -10,7 +10,7 @@ import time
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self, TextIO
@@ -306,11 +306,15 @@ class AsyncMemory:
 
     @cached_property
     def _count_tokens(self) -> TokenCounter:
-        """``config.tokenizer`` if set, else the embedder's tokenizer, else an estimate."""
-        if self.config.tokenizer is not None:
-            return load_token_counter(self.config.tokenizer)
+        """``config.tokenizer`` if set, else the embedder's tokenizer, else an estimate.
+
+        Counts are remembered (LRU): the same state lines come back recall after
+        recall, and tokenizing them again would cost more than the search.
+        """
         counter: TokenCounter = getattr(self.embedder, "count_tokens", estimate_tokens)
-        return counter
+        if self.config.tokenizer is not None:
+            counter = load_token_counter(self.config.tokenizer)
+        return lru_cache(maxsize=self.config.token_count_cache)(counter)
 
     async def warm_up(self) -> None:
         """Run the query path once so the first real request doesn't pay for it."""
