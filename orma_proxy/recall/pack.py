@@ -191,6 +191,9 @@ def pack_block(
         return True
 
     kept_rules = [rule for rule in rules if take("rules", layout.rule(rule), budget_tokens)]
+    if rules and not kept_rules:  # no rule fits: no framing for rules that are not there
+        header = layout.header(today, rules=False)
+        used = tally(header) + tally.gap
     left = budget_tokens - used
     limits = {
         "states": left * shares.states,

@@ -127,3 +127,21 @@ def test_a_section_s_unused_share_goes_to_the_others(embedder: OnnxEmbedder) -> 
     )
     # No states or events at all: passages may use the whole budget, not just their 40%.
     assert block.tokens > 400 * 0.8
+
+
+def test_no_rule_framing_when_no_rule_fits(embedder: OnnxEmbedder) -> None:
+    rule = "mention the surprise party to anyone in the family group chat before Saturday"
+    tight = pack_block(
+        [passage(1, "The party is at eight.")],
+        budget_tokens=85,
+        today=date(2026, 11, 1),
+        count_tokens=embedder.count_tokens,
+        forbidden=[rule],
+    )
+    assert tight.forbidden == [] and FORBIDDEN_NOTE.strip() not in tight.text
+    assert tight.tokens <= 85
+    roomy = pack_block(
+        [], budget_tokens=200, today=date(2026, 11, 1), count_tokens=embedder.count_tokens,
+        forbidden=[rule],
+    )  # fmt: skip
+    assert roomy.forbidden == [rule] and FORBIDDEN_NOTE.strip() in roomy.text
