@@ -47,6 +47,7 @@ _STATE_TIMES_SQL = _STATE_SQL.replace(
 _EVENT_TIMES_SQL = _EVENT_SQL.replace(
     " FROM events v ", ", (SELECT said_at FROM episodes WHERE id = v.episode_id) FROM events v ", 1
 )
+assert _STATE_TIMES_SQL != _STATE_SQL and _EVENT_TIMES_SQL != _EVENT_SQL, "SQL changed shape"
 _STATE_COLUMNS = 17
 _EVENT_COLUMNS = 9
 # Longest replacement chain followed (a guard: chains are acyclic by construction).
@@ -152,8 +153,8 @@ async def gather(
     items: dict[ItemKey, Candidate] = {}
     for p in passages[: config.recall_passages]:  # all of them still lend states their score
         items[("passage", p.sentence_id)] = _passage_candidate(p, p.score)
-    if not config.enable_semantic:
-        return Pool(items, [])
+    if not config.enable_semantic:  # passages only; rules set by hand bind all the same
+        return Pool(items, (await _states(conn, space, [], [], config, now))[1])
     found = {p.sentence_id: p.score for p in passages}
     terms = sorted(_terms(query))
     states, rules, closed_cited = await _states(conn, space, terms, list(found), config, now)

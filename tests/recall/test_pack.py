@@ -7,7 +7,7 @@ from datetime import UTC, date, datetime
 
 import pytest
 
-from orma_proxy import AsyncMemory
+from orma_proxy import AsyncMemory, OrmaConfig
 from orma_proxy.embed.onnx import OnnxEmbedder
 from orma_proxy.recall.layout import FORBIDDEN_NOTE
 from orma_proxy.recall.pack import Entry, pack_block
@@ -62,6 +62,21 @@ async def test_forbidden_rules_are_hoisted_first_with_the_negative_framing(
     assert "forbidden" not in block.text.split("[FORBIDDEN:")[1].split("\n", 1)[1]
     quiet = await amem.recall("What do I drink?", at=NOW)
     assert FORBIDDEN_NOTE.strip() in quiet.text  # a rule binds whatever the query
+
+
+async def test_rules_bind_even_on_the_pure_episodic_baseline(
+    config: OrmaConfig, embedder: OnnxEmbedder
+) -> None:
+    config = config.model_copy(update={"enable_semantic": False})
+    async with AsyncMemory(config=config, embedder=embedder) as mem:
+        await mem.forbid("Never chain PowerShell commands with semicolons.")
+        await mem.add("I live in Pune.", role="user")
+        await mem.flush()
+        block = await mem.recall("Where do I live?")
+    assert block.text.split("\n\n", 1)[1].splitlines() == [
+        "[FORBIDDEN: chain PowerShell commands with semicolons]",
+        f"[LOG: {block.passages[0].said_at.date()} user: I live in Pune.]",
+    ]
 
 
 async def test_outdated_marks_follow_the_chain_and_say_when_a_fact_just_ended(
