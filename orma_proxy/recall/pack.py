@@ -4,9 +4,10 @@ Forbidden rules come first, with a header sentence framing them as strict
 negative constraints: a small model obeys a prohibition it reads first and is
 told is absolute far more reliably than one buried among facts. What the
 rules leave of the budget is split between states, events and passages
-(``budget_share_*``); each section takes its best entries while its share
-lasts, then what any section left unused goes to the best entries still out,
-whatever their kind. A passage is left out when the states and events drawn
+(``budget_share_*``); entries are taken best first, each section within its
+share (its first line may pass it, so a share smaller than a line never
+starves the best match of a kind), then what the shares left goes to the best
+entries still out, whatever their kind. A passage is left out when the states and events drawn
 from it are all in the block (the consolidated line says it in fewer tokens)
 unless one of its facts has changed since: then it is shown, marked
 ``[outdated: now X]``. Tokens are counted with a real tokenizer when one is
@@ -169,7 +170,9 @@ def pack_block(
     layout = Layout(sutra)
     tally = _Tally(count_tokens)
     shares = shares or Shares()
-    ranked = list(entries) or [Entry(score=-float(i), passage=p) for i, p in enumerate(passages)]
+    ranked = sorted(entries, key=lambda e: -e.score) or [
+        Entry(score=-float(i), passage=p) for i, p in enumerate(passages)
+    ]
     rules = list(dict.fromkeys(_normal(r) for r in forbidden if r.strip()))
     header = layout.header(today, rules=bool(rules))
     used = tally(header) + tally.gap
@@ -204,6 +207,8 @@ def pack_block(
     chosen: list[Entry] = []
     packed: set[ItemKey] = set()
 
+    candidates = {entry.key for entry in ranked}
+
     def consider(entry: Entry, limit: float) -> None:
         line = _line(layout, entry, seen, packed)
         if line is not None and take(entry.section, line, limit):
@@ -212,13 +217,22 @@ def pack_block(
             if entry.passage is not None:
                 seen.add(_normal(entry.passage.text))
 
-    by_section = sorted(ranked, key=lambda e: SECTIONS.index(e.section))
-    for entry in by_section:
-        consider(entry, limits[entry.section])
-    for entry in ranked:  # what a section left unused, to the best entries still out
+    # Best first, each section within its share; a section's first line may pass its
+    # share (a share smaller than one line must not starve the best match of a kind).
+    for entry in ranked:
+        if entry.passage is not None and _backed(entry, candidates):
+            continue  # its states/events will say it in fewer tokens; see the second pass
+        first = not lines[entry.section]
+        consider(entry, budget_tokens if first else limits[entry.section])
+    for entry in ranked:  # what the shares left, to the best entries still out
         if entry.key not in packed:
             consider(entry, budget_tokens)
     return _finish(layout, header, kept_rules, chosen, budget_tokens, tally, exact_above)
+
+
+def _backed(entry: Entry, items: set[ItemKey]) -> bool:
+    """Whether every fact a passage states is a current state or event among ``items``."""
+    return bool(entry.backs) and not entry.replaced_by and entry.backs <= items
 
 
 def _line(layout: Layout, entry: Entry, seen: set[str], packed: set[ItemKey]) -> str | None:
@@ -228,7 +242,7 @@ def _line(layout: Layout, entry: Entry, seen: set[str], packed: set[ItemKey]) ->
         normal = _normal(passage.text)
         if normal in seen or any(normal in t for t in seen if len(t) > len(normal)):
             return None
-        if entry.backs and not entry.replaced_by and entry.backs <= packed:
+        if _backed(entry, packed):
             return None
     return _render(layout, entry)
 

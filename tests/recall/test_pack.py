@@ -12,6 +12,7 @@ from orma_proxy.embed.onnx import OnnxEmbedder
 from orma_proxy.recall.layout import FORBIDDEN_NOTE
 from orma_proxy.recall.pack import Entry, pack_block
 from orma_proxy.recall.search import Passage
+from orma_proxy.recall.states import State
 from tests.recall.store import Store, sahil
 
 NOW = "2026-11-01T10:00:00+05:30"
@@ -160,3 +161,25 @@ def test_no_rule_framing_when_no_rule_fits(embedder: OnnxEmbedder) -> None:
         forbidden=[rule],
     )  # fmt: skip
     assert roomy.forbidden == [rule] and FORBIDDEN_NOTE.strip() in roomy.text
+
+
+def test_a_share_smaller_than_a_line_does_not_starve_the_best_match(
+    embedder: OnnxEmbedder,
+) -> None:
+    best = passage(3, "We adopted a beagle named Biscuit.")
+    line = f"[LOG: {best.said_at.date()} user: {best.text}]"
+    header = pack_block([best], budget_tokens=4096, today=date(2026, 11, 1)).text.split("\n\n")[0]
+    budget = embedder.count_tokens(header) + embedder.count_tokens(line) + 4
+    state = State(
+        id=1, entity="user", attribute="home_city", value="Pune", condition="",
+        prohibited=False, active=True, since=None, valid_from=best.said_at, valid_to=None,
+        rehearsals=1, sentence_id=9, episode_id=9, quote="", superseded_by=None,
+        replaced_by=None, end_reason=None,
+    )  # fmt: skip
+    block = pack_block(
+        entries=[Entry(score=0.1, state=state), Entry(score=1.5, passage=best)],
+        budget_tokens=budget,
+        today=date(2026, 11, 1),
+        count_tokens=embedder.count_tokens,
+    )
+    assert block.passages == [best] and block.tokens <= budget
