@@ -64,7 +64,7 @@ async def spread(
     config: OrmaConfig,
 ) -> dict[ItemKey, float]:
     """Activation of every state and event reached from ``seeds`` (entity id -> weight)."""
-    frontier = dict(sorted(seeds.items(), key=lambda p: -p[1])[: config.activation_max_seeds])
+    frontier = _strongest(seeds, config.activation_max_seeds)
     visited = set(frontier)
     activation: dict[ItemKey, float] = {}
     scale = 1.0
@@ -82,9 +82,14 @@ async def spread(
             for entity in entities:
                 if entity not in visited:
                     nxt[entity] = nxt.get(entity, 0.0) + reached[key]
-        frontier = dict(sorted(nxt.items(), key=lambda p: -p[1])[: config.activation_max_seeds])
+        frontier = _strongest(nxt, config.activation_max_seeds)
         visited |= set(frontier)
     return activation
+
+
+def _strongest(weights: Mapping[int, float], count: int) -> dict[int, float]:
+    """The ``count`` most activated entities: the frontier stays bounded at every hop."""
+    return dict(sorted(weights.items(), key=lambda p: -p[1])[:count])
 
 
 async def _step(
