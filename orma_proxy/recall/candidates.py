@@ -275,20 +275,37 @@ async def _states(
     (its replacement chain then has to be followed for the outdated marks).
     """
     recent = now - config.superseded_recent_days * SECONDS_PER_DAY
-    tests = [f"(s.active = 1 AND (e.name = ? OR {_RULE_TEST}))"]
-    args: list[object] = [space, USER]
-    if sentence_ids:
-        marks = ",".join("?" * len(sentence_ids))
-        tests.append(f"s.sentence_id IN ({marks})")  # closed ones of any age: for the marks
-        args += sentence_ids
+    # One trip, each source bounded in SQL (a space may hold thousands of the user's states).
+    parts: list[tuple[str, list[object], int | None]] = [
+        (f"s.active = 1 AND {_RULE_TEST}", [], None),
+        ("s.active = 1 AND e.name = ?", [USER], config.recall_user_states),
+    ]
+    if sentence_ids:  # closed ones of any age too: their lines get outdated marks
+        parts.append(
+            (f"s.sentence_id IN ({','.join('?' * len(sentence_ids))})", [*sentence_ids], None)
+        )
     if terms:
         likes = " OR ".join(["s.value LIKE ? OR s.attribute LIKE ? OR e.name LIKE ?"] * len(terms))
-        tests.append(f"((s.active = 1 OR s.valid_to >= ?) AND ({likes}))")
-        args += [recent, *(f"%{t}%" for t in terms for _ in range(3))]
-    rows = await conn.execute_fetchall(
-        _STATE_TIMES_SQL + f"WHERE s.space = ? AND ({' OR '.join(tests)}) "
-        "ORDER BY coalesce(s.rehearsed_at, s.stated_at) DESC, s.id DESC",
-        args,
+        words = [f"%{t}%" for t in terms for _ in range(3)]
+        parts.append(
+            (
+                f"(s.active = 1 OR s.valid_to >= ?) AND ({likes})",
+                [recent, *words],
+                config.recall_states,
+            )
+        )
+    selects, args = [], []
+    for test, values, limit in parts:
+        bound = "" if limit is None else f" LIMIT {int(limit)}"
+        selects.append(
+            f"SELECT * FROM ({_STATE_TIMES_SQL}WHERE s.space = ? AND {test} "
+            f"ORDER BY coalesce(s.rehearsed_at, s.stated_at) DESC, s.id DESC{bound})"
+        )
+        args += [space, *values]
+    rows = sorted(
+        await conn.execute_fetchall(" UNION ".join(selects), args),
+        key=lambda r: (r[_STATE_COLUMNS + 1] or r[_STATE_COLUMNS], r[0]),
+        reverse=True,
     )
     cited = set(sentence_ids)
     rules: list[State] = []
