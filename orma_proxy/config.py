@@ -219,7 +219,11 @@ class OrmaConfig(BaseModel):
     )
     activation_max_seeds: int = Field(24, ge=1, description="Seed entities spread from.")
     activation_max_fan: int = Field(
-        256, ge=1, description="Hubs linked to more items than this spread nothing (fan ~ 0)."
+        64,
+        ge=1,
+        description="Hubs linked to more items than this spread nothing: each item would get "
+        "under 1/64 of their activation anyway (the user, a home city), and walking them "
+        "costs more than it brings.",
     )
     activation_weight: float = Field(
         0.35, ge=0, le=1, description="Most an item's score gains from spreading activation."

@@ -39,15 +39,17 @@ async def read_accesses(
         by_kind.setdefault(kind, []).append(item_id)
     if not by_kind:
         return {}
-    tests: list[str] = []
+    # One indexed lookup per kind: an OR across kinds makes SQLite scan the whole space.
+    selects: list[str] = []
     args: list[object] = []
     for name, ids in by_kind.items():
-        tests.append(f"(kind = ? AND item_id IN ({','.join('?' * len(ids))}))")
-        args += [name, *ids]
-    rows = await conn.execute_fetchall(
-        "SELECT kind, item_id, at FROM recall_access "
-        f"WHERE space = ? AND ({' OR '.join(tests)}) ORDER BY at",
-        (space, *args),
+        selects.append(
+            "SELECT kind, item_id, at FROM recall_access WHERE space = ? AND kind = ? "
+            f"AND item_id IN ({','.join('?' * len(ids))})"
+        )
+        args += [space, name, *ids]
+    rows = sorted(
+        await conn.execute_fetchall(" UNION ALL ".join(selects), args), key=lambda r: r[2]
     )
     found: dict[ItemKey, list[float]] = {}
     for kind, item_id, at in rows:
