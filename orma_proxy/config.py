@@ -264,7 +264,10 @@ class OrmaConfig(BaseModel):
         0.5, ge=0, description="Recall's access log is written in one batch this long after."
     )
     access_keep_per_item: int = Field(
-        64, ge=1, description="Most recent accesses kept per item (older ones add ~nothing)."
+        32,
+        ge=1,
+        description="Most recent accesses kept per item: older ones add ~nothing to a boost, "
+        "and every recall reads them.",
     )
 
     # --- the memory block: layout -------------------------------------------------
