@@ -357,7 +357,7 @@ async def run(args: argparse.Namespace, folder: Path) -> Report:
                 await lag_task
     result = LoadResult(**json.loads(out))
     return Report(
-        command="python -m bench.proxy " + " ".join(sys.argv[1:]),
+        command=" ".join(["python -m bench.proxy", *sys.argv[1:]]),
         notes=args.notes,
         sentences=sentences,
         model=embedder.model_id,
