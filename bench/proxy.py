@@ -72,6 +72,9 @@ TTFT_ALLOWANCE_MS = 3.0
 LONG_STREAM_MAX_RATIO = 1.1
 LOOP_LAG_MAX_MS = 50.0
 MS = 1_000.0
+# Shell conventions: 128 + the signal's number.
+EXIT_INTERRUPTED = 128 + signal.SIGINT
+EXIT_TERMINATED = 128 + signal.SIGTERM
 
 
 @dataclass(frozen=True)
@@ -491,7 +494,12 @@ async def main_async(args: argparse.Namespace) -> Report:
 
 def main(argv: Sequence[str] | None = None) -> None:
     args = parse_args(argv)
-    report = asyncio.run(main_async(args))
+    try:
+        report = asyncio.run(main_async(args))
+    except KeyboardInterrupt:
+        sys.exit(EXIT_INTERRUPTED)
+    except asyncio.CancelledError:  # SIGTERM: the children are already stopped
+        sys.exit(EXIT_TERMINATED)
     table = render(report)
     if args.write:
         RESULTS_FILE.write_text(f"# Proxy benchmark\n\n{table}\n", "utf-8")

@@ -19,7 +19,7 @@ from collections.abc import AsyncIterator, Sequence
 
 import uvicorn
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
@@ -35,6 +35,8 @@ CHUNK_POOL = 1_024
 # Notes of the corpus whose words become the streamed text.
 TEXT_NOTES = 400
 CREATED = 1_735_689_600
+# nginx's status for "client closed the request" (nobody reads it).
+CLIENT_CLOSED_REQUEST = 499
 
 
 def words(count: int) -> list[str]:
@@ -111,6 +113,8 @@ def create_app() -> Starlette:
     async def chat(request: Request) -> Response:
         try:
             body = json.loads(await request.body())
+        except ClientDisconnect:  # the benchmark is stopping
+            return Response(status_code=CLIENT_CLOSED_REQUEST)
         except ValueError:
             return JSONResponse({"error": {"message": "invalid JSON"}}, 400)
         count = requested_chunks(body)
