@@ -49,8 +49,8 @@ class OnnxEmbedder:
             options.inter_op_num_threads = 1
             # Idle ORT workers sleep instead of spinning: a search's SQLite k-NN
             # runs right after the query embedding, and the local LLM shares the
-            # cores; spinning workers took CPU from both (search p50 -30% on a
-            # busy 2-core machine, bench/RESULTS.md).
+            # cores; spinning workers took CPU from both (search p50 -12% to -32%
+            # on a busy 2-core machine, bench/RESULTS.md).
             options.add_session_config_entry("session.intra_op.allow_spinning", "0")
             options.log_severity_level = 3
             self._session = ort.InferenceSession(
