@@ -36,6 +36,7 @@ class ReplyCapture:
         self._payloads: list[bytes] = []  # JSON lines not parsed yet
         self._content: list[str] = []
         self._tools: dict[int, dict[str, str]] = {}
+        self._broken = False
 
     def feed(self, chunk: bytes) -> None:
         """Take raw bytes of the stream; complete lines are kept to parse, the rest buffered.
@@ -43,12 +44,19 @@ class ReplyCapture:
         Lines are parsed ``BULK_LINES`` at a time (and at the end): one JSON array
         parse costs a fraction of one ``json.loads`` per token.
         """
-        self._buffer += chunk
-        *lines, self._buffer = self._buffer.split(b"\n")
-        for line in lines:
-            self._take(line.strip())
-        if len(self._payloads) >= BULK_LINES:
-            self._parse()
+        if self._broken:
+            return
+        try:
+            self._buffer += chunk
+            *lines, self._buffer = self._buffer.split(b"\n")
+            for line in lines:
+                self._take(line.strip())
+            if len(self._payloads) >= BULK_LINES:
+                self._parse()
+        except (ValueError, TypeError, AttributeError, KeyError) as exc:
+            # Following the reply is for recording only: it must never break the relay.
+            self._broken = True
+            log.warning("stopped following an odd reply for recording: %r", exc)
 
     def finish(self) -> None:
         """Parse what is left, with a last line that had no newline."""
@@ -111,7 +119,8 @@ class ReplyCapture:
         for call in delta.get("tool_calls") or []:
             if not isinstance(call, dict):
                 continue
-            slot = self._tools.setdefault(int(call.get("index", len(self._tools))), {})
+            index = call.get("index")
+            slot = self._tools.setdefault(index if isinstance(index, int) else len(self._tools), {})
             function = call.get("function") or {}
             if function.get("name"):
                 slot["name"] = function["name"]

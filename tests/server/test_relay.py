@@ -141,3 +141,12 @@ def test_a_fast_stream_reaches_the_client_whole(proxy: Proxy) -> None:
     assert events[-1] == b"data: [DONE]"
     texts = [json.loads(e[len(b"data: ") :])["choices"][0]["delta"]["content"] for e in events[:-1]]
     assert texts == proxy.upstream.script.chunks
+
+
+def test_odd_tool_call_deltas_never_break_capture() -> None:
+    capture = ReplyCapture("openai")
+    odd = {"choices": [{"index": 0, "delta": {"tool_calls": [{"index": "x", "function": {}}]}}]}
+    capture.feed(b"data: " + json.dumps(odd).encode() + b"\n\n")
+    capture.feed(b'data: {"choices": [{"index": 0, "delta": {"content": "ok"}}]}\n\n')
+    capture.finish()
+    assert "ok" in capture.reply()
