@@ -1,7 +1,7 @@
 """The ``orma`` command line.
 
 ``app.py`` holds the Typer app, ``main()``, logging and the one place where
-errors become exit codes; ``common.py`` the options and helpers every command
+errors become exit codes; ``shared_options.py`` the options and helpers every command
 shares; each group of commands lives in its own module (``memory_cmds.py``...)
 with its own ``typer.Typer()`` that ``app.py`` merges in.
 """

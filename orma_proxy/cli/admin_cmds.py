@@ -9,7 +9,8 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
-from orma_proxy.cli.common import (
+from orma_proxy.cli.serve_cmds import ModelOption, UpstreamOption
+from orma_proxy.cli.shared_options import (
     AnySpaceOption,
     DbOption,
     JsonOption,
@@ -18,7 +19,6 @@ from orma_proxy.cli.common import (
     say,
     state,
 )
-from orma_proxy.cli.serve_cmds import ModelOption, UpstreamOption
 from orma_proxy.config import OrmaConfig
 from orma_proxy.config_load import load_config
 

@@ -23,7 +23,7 @@ from orma_proxy.cli import (
     portable_cmds,
     serve_cmds,
 )
-from orma_proxy.cli.common import exit_code, report_error, state
+from orma_proxy.cli.shared_options import exit_code, report_error, state
 from orma_proxy.errors import OrmaError
 
 log = logging.getLogger(__name__)

@@ -10,7 +10,7 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
-from orma_proxy.cli.common import (
+from orma_proxy.cli.shared_options import (
     CliState,
     DbOption,
     JsonOption,

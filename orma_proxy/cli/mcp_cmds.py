@@ -7,8 +7,8 @@ from typing import Annotated
 
 import typer
 
-from orma_proxy.cli.common import DbOption, SpaceOption, say, state
 from orma_proxy.cli.serve_cmds import ModelOption, UpstreamOption
+from orma_proxy.cli.shared_options import DbOption, SpaceOption, say, state
 from orma_proxy.config import OrmaConfig
 from orma_proxy.mcp.clients import CLIENTS, snippet
 

@@ -13,7 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from orma_proxy.cli.common import (
+from orma_proxy.cli.shared_options import (
     AnySpaceOption,
     CliState,
     DbOption,

@@ -9,7 +9,8 @@ from typing import Annotated
 import typer
 from rich import filesize
 
-from orma_proxy.cli.common import (
+from orma_proxy.cli.serve_cmds import ModelOption, UpstreamOption
+from orma_proxy.cli.shared_options import (
     AnySpaceOption,
     DbOption,
     JsonOption,
@@ -19,7 +20,6 @@ from orma_proxy.cli.common import (
     say,
     state,
 )
-from orma_proxy.cli.serve_cmds import ModelOption, UpstreamOption
 from orma_proxy.embed.models import KNOWN
 
 app = typer.Typer()

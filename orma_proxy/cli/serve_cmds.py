@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 import uvicorn
 
-from orma_proxy.cli.common import DbOption, say, state
+from orma_proxy.cli.shared_options import DbOption, say, state
 from orma_proxy.config import OrmaConfig
 from orma_proxy.errors import ConfigError
 from orma_proxy.server import create_app

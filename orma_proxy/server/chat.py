@@ -48,9 +48,6 @@ T = TypeVar("T")
 # nginx's status for "client closed the request"; nobody reads it, logs do.
 CLIENT_CLOSED_REQUEST = 499
 
-# Conversation messages (from the end) whose text is left out of the block.
-_EXCLUDE_RECENT_MESSAGES = 8
-
 
 async def chat_completions(request: Request) -> Response:
     return await handle_chat(request, "openai")
@@ -245,7 +242,7 @@ async def _recall(
     budget = config.budget_tokens
     if window:
         budget = min(budget, int(window * config.max_context_share))
-    recent = [text_of(m.get("content")) for m in messages[-_EXCLUDE_RECENT_MESSAGES:]]
+    recent = [text_of(m.get("content")) for m in messages[-config.recall_exclude_messages :]]
     return await memory.recall(query, space, budget_tokens=budget, exclude_texts=recent)
 
 

@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from orma_proxy.cli.app import app
-from orma_proxy.cli.common import CliState
+from orma_proxy.cli.shared_options import CliState
 from orma_proxy.embed.onnx import OnnxEmbedder
 from tests.cli.conftest import Orma
 from tests.server.serving import free_port
