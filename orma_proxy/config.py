@@ -316,6 +316,15 @@ class OrmaConfig(BaseModel):
         500, ge=1, description="Episodes re-split per write transaction by `orma rebuild`."
     )
 
+    # --- the viz page (`orma viz`, GET /_orma/viz) ----------------------------------------
+    viz_max_nodes: int = Field(
+        2_000,
+        ge=10,
+        le=20_000,
+        description="Most nodes the viz graph draws: the most active first, with a note "
+        "saying how many were left out (a page stays fluid at this size).",
+    )
+
     @model_validator(mode="after")
     def _check_sums(self) -> Self:
         shares = self.budget_share_states + self.budget_share_events + self.budget_share_passages

@@ -3,8 +3,9 @@
 Everything is opened in the lifespan and closed after it, nothing at import:
 the memory (SQLite + embedder), one pooled ``httpx.AsyncClient`` for the
 upstream (or the one a caller injects, e.g. a test swapping its transport), the
-recorder's background tasks, and sleep consolidation on the same event loop
-(which yields the upstream to chat requests through the gate).
+recorder's background tasks, sleep consolidation on the same event loop
+(which yields the upstream to chat requests through the gate), and the viz
+page's own read-only connection.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from orma_proxy.server.errors import EXCEPTION_HANDLERS
 from orma_proxy.server.forget import forget
 from orma_proxy.server.ops import health, last_block, not_found, passthrough
 from orma_proxy.server.upstream import Upstream
+from orma_proxy.server.viz import open_viz_reader, viz_routes
 from orma_proxy.sleep import SleepScheduler, UpstreamGate
 
 log = logging.getLogger(__name__)
@@ -50,8 +52,13 @@ def create_app(
     *,
     embedder: Embedder | None = None,
     http_client: httpx.AsyncClient | None = None,
+    background_sleep: bool = True,
 ) -> Starlette:
-    """The memory proxy for ``config``. ``http_client`` replaces the upstream client."""
+    """The memory proxy for ``config``. ``http_client`` replaces the upstream client.
+
+    ``background_sleep=False`` serves without consolidating (``orma viz``: looking
+    at memory should not change it behind the user's back).
+    """
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -69,13 +76,16 @@ def create_app(
         app.state.sleep = scheduler
         app.state.recorder = Recorder(memory, on_recorded=scheduler.notify)
         app.state.last_blocks = OrderedDict()
-        scheduler.start()
+        app.state.viz_reader = await open_viz_reader(memory)
+        if background_sleep:
+            scheduler.start()
         log.info("orma proxy: upstream %s, database %s", app.state.upstream.base, memory.path)
         try:
             yield
         finally:
             await scheduler.close()
             await app.state.recorder.close()
+            await app.state.viz_reader.close()
             if http_client is None:
                 await client.aclose()
             await memory.close()
@@ -87,6 +97,7 @@ def create_app(
         Route("/health", health, methods=["GET"]),
         Route("/_orma/last", last_block, methods=["GET"]),
         Route("/_orma/forget", forget, methods=["POST"]),
+        *viz_routes(),
         Route("/_orma/{rest:path}", not_found, methods=ALL_METHODS),
     ]
     app = Starlette(
@@ -95,5 +106,7 @@ def create_app(
         exception_handlers=EXCEPTION_HANDLERS,
     )
     # Orma's own paths answer 405 to other methods instead of falling through upstream.
-    app.state.owned_paths = frozenset(route.path for route in routes if "{" not in route.path)
+    app.state.owned_paths = frozenset(
+        route.path for route in routes if isinstance(route, Route) and "{" not in route.path
+    )
     return app

@@ -1,0 +1,398 @@
+// The memory connectome page: draws /_orma/api/graph with 3d-force-graph (vendored),
+// runs recall previews, inspects nodes and polls the drawer. Every request stays on
+// this Orma; nothing is fetched from anywhere else.
+"use strict";
+(() => {
+  const COLORS = {
+    state: "#22c55e", rule: "#dc143c", conditional: "#f59e0b", entity: "#22d3ee", event: "#a78bfa",
+  };
+  const DIM = "#1e293b";
+  const POLL_MS = 3000;
+  const SPREAD_MS = 450; // one hop of the activation wave
+  const BIG = 1500; // past this many nodes: coarser spheres, fewer particles, shorter layout
+  const $ = (id) => document.getElementById(id);
+  const view = {
+    space: null, key: sessionStorage.getItem("orma.key") || "", graph: null, version: null,
+    byId: new Map(), adjacency: new Map(), glow: new Map(), best: null, selected: null,
+    maxActivation: 1, linkCount: 0, ready: false, fitted: false, timers: [], poller: null,
+  };
+
+  class ApiError extends Error {
+    constructor(status, message) { super(message); this.status = status; }
+  }
+
+  async function api(path, init = {}) {
+    const headers = { Accept: "application/json", ...(init.headers || {}) };
+    if (view.key) headers.Authorization = `Bearer ${view.key}`;
+    const response = await fetch(path, { ...init, headers });
+    const body = await response.json().catch(() => ({}));
+    if (response.status === 401) $("keybox").hidden = false;
+    if (!response.ok) {
+      throw new ApiError(response.status, (body.error && body.error.message) || response.statusText);
+    }
+    return body;
+  }
+  const query = (params) => new URLSearchParams(params).toString();
+
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [name, value] of Object.entries(attrs || {})) {
+      if (name === "class") node.className = value;
+      else if (name.startsWith("on")) node.addEventListener(name.slice(2), value);
+      else node.setAttribute(name, value);
+    }
+    for (const child of children.flat()) {
+      if (child !== null && child !== undefined && child !== false) node.append(child);
+    }
+    return node;
+  }
+  const escapeHtml = (text) => String(text).replace(/[&<>"']/g, (c) => (
+    { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
+  const when = (iso) => (iso ? new Date(iso).toLocaleString() : "unknown time");
+  const say = (text) => { $("message").textContent = text || ""; $("message").hidden = !text; };
+  const guarded = (fn) => (...args) => fn(...args).catch((err) => say(err.message));
+
+  // --- the graph ---------------------------------------------------------------------------
+  const nodeOf = (ref) => (typeof ref === "object" ? ref : view.byId.get(ref));
+  const litLink = (l) => view.glow.has(nodeOf(l.source).id) && view.glow.has(nodeOf(l.target).id);
+
+  function colorOf(n) {
+    if (view.glow.size && !view.glow.has(n.id)) return DIM;
+    return n.id === view.selected ? "#ffffff" : COLORS[n.kind];
+  }
+
+  function sizeOf(n) {
+    const degree = (view.adjacency.get(n.id) || []).length;
+    const base = n.kind === "entity"
+      ? 2 + Math.min(12, 2 * Math.log2(1 + degree))
+      : 1.5 + 14 * (n.activation / view.maxActivation);
+    return base * (1 + 2.5 * (view.glow.get(n.id) || 0));
+  }
+
+  function particlesOf(l) {
+    if (litLink(l)) return 4;
+    if (l.pulse < 0.05 || (view.linkCount > BIG * 2 && l.pulse < 0.5)) return 0;
+    return 1 + Math.round(3 * l.pulse);
+  }
+
+  function restyle() {
+    if (!view.graph) return;
+    view.graph.nodeColor(colorOf).nodeVal(sizeOf)
+      .linkWidth((l) => (litLink(l) ? 1.4 : 0))
+      .linkColor((l) => (litLink(l) ? "#f8fafc" : "#475569"))
+      .linkDirectionalParticles(particlesOf);
+  }
+
+  function webgl() {
+    try {
+      const canvas = document.createElement("canvas");
+      return Boolean(canvas.getContext("webgl2") || canvas.getContext("webgl"));
+    } catch (err) {
+      return false;
+    }
+  }
+
+  function makeGraph() {
+    const box = $("graph");
+    const graph = ForceGraph3D({ controlType: "orbit" })(box)
+      .width(box.clientWidth).height(box.clientHeight)
+      .backgroundColor("#070b14").showNavInfo(false)
+      // Dragging nodes is off: its drag-end replays a pointerup the orbit controls throw on.
+      .enableNodeDrag(false)
+      .nodeLabel((n) => `<div class="tip">${escapeHtml(n.label)}</div>`)
+      .nodeOpacity(0.95).linkOpacity(0.5)
+      .linkDirectionalParticleWidth(1.8)
+      .linkDirectionalParticleSpeed((l) => 0.0015 + 0.01 * l.pulse)
+      .linkDirectionalParticleColor((l) => COLORS[nodeOf(l.target).kind] || "#e2e8f0")
+      .onNodeClick((n) => guarded(inspect)(n.id))
+      .onEngineStop(() => {
+        if (view.fitted) { view.ready = true; return; }
+        view.fitted = true;
+        graph.zoomToFit(500, 40);
+        setTimeout(() => { view.ready = true; }, 700);
+      });
+    window.addEventListener("resize", () => graph.width(box.clientWidth).height(box.clientHeight));
+    return graph;
+  }
+
+  async function loadGraph() {
+    const data = await api(`/_orma/api/graph?${query({ space: view.space })}`);
+    const before = view.byId;
+    view.byId = new Map();
+    view.adjacency = new Map();
+    for (const n of data.nodes) {
+      const old = before.get(n.id);
+      if (old) Object.assign(n, { x: old.x, y: old.y, z: old.z });
+      view.byId.set(n.id, n);
+    }
+    for (const l of data.links) {
+      for (const [a, b] of [[l.source, l.target], [l.target, l.source]]) {
+        if (!view.adjacency.has(a)) view.adjacency.set(a, []);
+        view.adjacency.get(a).push(b);
+      }
+    }
+    view.maxActivation = data.nodes.reduce((m, n) => Math.max(m, n.activation), 0.001);
+    view.linkCount = data.links.length;
+    view.version = data.version;
+    $("note").textContent = data.note || "";
+    $("note").hidden = !data.note;
+    $("stats").textContent =
+      `${data.shown_nodes.toLocaleString()} nodes · ${data.links.length.toLocaleString()} links`;
+    say(data.nodes.length ? "" : "Nothing consolidated in this space yet: sleep turns episodes "
+      + "into states and events.");
+    if (!view.graph) { view.ready = true; return; }
+    const big = data.nodes.length > BIG;
+    view.graph.nodeResolution(big ? 5 : 14)
+      .warmupTicks(big ? 20 : 80).cooldownTime(big ? 6000 : 3000);
+    restyle();
+    view.graph.graphData({ nodes: data.nodes, links: data.links });
+    if (!data.nodes.length) view.ready = true;
+  }
+
+  function fly(id) {
+    const n = view.byId.get(id);
+    if (!view.graph || !n || n.x === undefined) return;
+    const ratio = 1 + 140 / (Math.hypot(n.x, n.y, n.z) || 1);
+    view.graph.cameraPosition({ x: n.x * ratio, y: n.y * ratio, z: n.z * ratio }, n, 1200);
+  }
+
+  // --- recall preview and the activation wave ----------------------------------------------------
+  function hopsFrom(start, limit) {
+    const dist = new Map([[start, 0]]);
+    let frontier = [start];
+    for (let hop = 1; hop <= limit && frontier.length; hop++) {
+      const next = [];
+      for (const id of frontier) {
+        for (const other of view.adjacency.get(id) || []) {
+          if (!dist.has(other)) { dist.set(other, hop); next.push(other); }
+        }
+      }
+      frontier = next;
+    }
+    return dist;
+  }
+
+  function clearWave() {
+    view.timers.forEach(clearTimeout);
+    view.timers = [];
+    view.glow = new Map();
+    view.best = null;
+  }
+
+  function wave(result) {
+    const lit = new Map();
+    const top = (result.matches[0] && result.matches[0].score) || 1;
+    for (const m of result.matches) lit.set(m.id, Math.max(0.35, m.score / top));
+    const spread = Object.entries(result.activation);
+    const most = spread.reduce((m, [, a]) => Math.max(m, a), 0.001);
+    for (const [id, a] of spread) lit.set(id, Math.max(lit.get(id) || 0, 0.25 + 0.6 * (a / most)));
+    for (const id of [...lit.keys()]) {
+      for (const entity of view.adjacency.get(id) || []) if (!lit.has(entity)) lit.set(entity, 0.5);
+    }
+    const start = [result.best, ...lit.keys()].find((id) => id && view.byId.has(id));
+    if (!start) return false;
+    view.best = start;
+    view.glow = new Map([[start, 1]]);
+    restyle();
+    fly(start);
+    const dist = hopsFrom(start, 6);
+    const far = Math.max(0, ...[...lit.keys()].map((id) => dist.get(id) || 0));
+    for (let hop = 1; hop <= far + 1; hop++) {
+      view.timers.push(setTimeout(() => {
+        for (const [id, value] of lit) {
+          const d = dist.has(id) ? dist.get(id) : far + 1;
+          if (d === hop && view.byId.has(id)) view.glow.set(id, value);
+        }
+        restyle();
+      }, SPREAD_MS * hop));
+    }
+    return true;
+  }
+
+  function showRecall(result) {
+    $("recall").hidden = false;
+    const best = result.best && view.byId.get(result.best);
+    $("best").replaceChildren(best
+      ? el("span", {}, "Best match: ", el("span", { class: "linkish", onclick: guarded(() => inspect(best.id)) }, best.label))
+      : (result.best ? `Best match ${result.best} is not drawn (the graph is capped).`
+        : "No state or event matched; the block may still hold passages."));
+    $("matches").replaceChildren(...result.matches.slice(0, 8).map((m) => {
+      const n = view.byId.get(m.id);
+      return el("li", {},
+        el("span", { class: "linkish", onclick: guarded(() => inspect(m.id)) }, n ? n.label : m.id),
+        el("span", { class: "dim" }, ` score ${m.score.toFixed(3)}`,
+          m.activation > 0 ? ` · activation ${m.activation.toFixed(3)}` : ""));
+    }));
+    $("tokens").textContent = `(${result.tokens} tokens)`;
+    $("block").textContent = result.block || "(empty: recall would inject nothing)";
+  }
+
+  async function search(text) {
+    if (!text.trim()) return;
+    clearWave();
+    restyle();
+    const result = await api("/_orma/api/recall", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ query: text, space: view.space }),
+    });
+    wave(result);
+    showRecall(result);
+  }
+
+  // --- the inspector -----------------------------------------------------------------------------
+  function itemLink(item) {
+    return el("span", { class: "linkish", onclick: guarded(() => inspect(item.id)) }, item.label);
+  }
+
+  function field(name, ...value) {
+    return el("div", { class: "field" }, el("b", {}, name), ...value);
+  }
+
+  function renderInspector(d) {
+    const parts = [
+      el("h2", {}, el("span", { class: "badge" }, d.kind), " ", d.label),
+      d.value !== d.label ? field("Value", d.value) : null,
+      d.condition ? field("When", d.condition) : null,
+      d.date !== undefined ? field("Date", d.date || "undated", d.when_text ? ` (“${d.when_text}”)` : "") : null,
+    ];
+    parts[0].firstChild.style.background = COLORS[d.kind] || "#94a3b8";
+    if (d.citation) {
+      const c = d.citation;
+      parts.push(el("div", { class: "citation" },
+        el("span", { class: "cite-label" }, c.label), c.text ? `“${c.text}”` : "(sentence no longer shown)",
+        el("div", { class: "dim small" }, `said by ${c.role || "?"} on ${when(c.said_at)}`)));
+    }
+    if (d.history) {
+      if (d.history.replaced.length) parts.push(field("Replaced", ...d.history.replaced.map(itemLink)));
+      if (d.history.replaced_by.length) parts.push(field("Replaced by", ...d.history.replaced_by.map(itemLink)));
+      if (!d.active) parts.push(field("Closed", `${d.end_reason || "closed"} on ${when(d.valid_to)}`));
+    }
+    if (d.rehearsals !== undefined) {
+      parts.push(field("Rehearsed", `${d.rehearsals}×`, d.rehearsed_at ? ` (last ${when(d.rehearsed_at)})` : ""));
+    }
+    if (d.recalls !== undefined) {
+      parts.push(field("Recalled", `${d.recalls}×`, d.last_recalled ? ` (last ${when(d.last_recalled)})` : ""));
+      parts.push(field("Activation", `${d.activation.toFixed(3)} · pulse ${d.pulse.toFixed(2)}`));
+    }
+    if (d.links !== undefined) parts.push(field("Links", String(d.links)));
+    if (d.neighbours && d.neighbours.length) {
+      parts.push(field("Linked", el("div", {}, ...d.neighbours.map((n) => el("div", {}, itemLink(n))))));
+    }
+    if (d.can_forget) {
+      const button = el("button", { class: "danger", id: "forget" }, "Forget (close) this state");
+      button.addEventListener("click", guarded(() => forget(d, button)));
+      parts.push(el("div", { class: "field" }, button,
+        el("div", { class: "dim small" }, "Closed states stay in the history; nothing is deleted.")));
+    }
+    $("inspector-body").replaceChildren(...parts.filter(Boolean));
+    $("inspector").hidden = false;
+  }
+
+  async function inspect(id) {
+    view.selected = id;
+    restyle();
+    renderInspector(await api(`/_orma/api/node/${encodeURIComponent(id)}?${query({ space: view.space })}`));
+  }
+
+  async function forget(d, button) {
+    if (button.dataset.armed !== "yes") {
+      button.dataset.armed = "yes";
+      button.textContent = "Click again to forget it";
+      return;
+    }
+    const number = d.id.split(":")[1];
+    renderInspector(await api(`/_orma/api/state/${number}/forget?${query({ space: view.space })}`,
+      { method: "POST" }));
+    await loadGraph();
+  }
+
+  // --- the drawer: recent episodes and what waits for sleep ----------------------------------------
+  function renderFeed(feed) {
+    const sleeping = feed.sleep_running ? "sleep runs in the background" : "sleep is not running here";
+    $("drawer-title").textContent =
+      `Recent episodes · ${feed.pending} pending for sleep · ${sleeping}`;
+    $("episodes").replaceChildren(...feed.episodes.map((e) => el("li", {},
+      el("span", { class: "role" }, `#${e.id} ${e.role} · ${when(e.said_at)}`), e.text,
+      e.pending ? el("span", { class: "pending-tag" }, "pending") : null)));
+  }
+
+  async function poll() {
+    clearTimeout(view.poller);
+    try {
+      const feed = await api(`/_orma/api/pending?${query({ space: view.space })}`);
+      renderFeed(feed);
+      if (view.version !== null && feed.version !== view.version) await loadGraph();
+    } catch (err) {
+      $("drawer-title").textContent = `Recent episodes (unavailable: ${err.message})`;
+    }
+    view.poller = setTimeout(poll, POLL_MS);
+  }
+
+  // --- spaces, keys and start-up ---------------------------------------------------------------
+  async function chooseSpace(name) {
+    view.space = name;
+    const url = new URL(location.href);
+    url.searchParams.set("space", name);
+    history.replaceState(null, "", url);
+    clearWave();
+    view.selected = null;
+    $("inspector").hidden = true;
+    $("recall").hidden = true;
+    await loadGraph();
+    await poll();
+  }
+
+  async function start() {
+    const data = await api("/_orma/api/spaces");
+    const names = data.spaces.map((s) => s.name);
+    const wanted = new URLSearchParams(location.search).get("space");
+    if (wanted && !names.includes(wanted)) names.unshift(wanted);
+    if (!names.length) names.push(data.default);
+    $("space").replaceChildren(...names.map((n) => el("option", { value: n }, n)));
+    const first = wanted || (names.includes(data.default) ? data.default : names[0]);
+    $("space").value = first;
+    await chooseSpace(first);
+  }
+
+  $("space").addEventListener("change", guarded(() => chooseSpace($("space").value)));
+  $("search-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    guarded(search)($("search").value);
+  });
+  $("inspector-close").addEventListener("click", () => {
+    $("inspector").hidden = true; view.selected = null; restyle();
+  });
+  $("recall-close").addEventListener("click", () => { $("recall").hidden = true; clearWave(); restyle(); });
+  $("drawer-toggle").addEventListener("click", () => {
+    const open = $("drawer").classList.toggle("closed") === false;
+    $("drawer-toggle").setAttribute("aria-expanded", String(open));
+  });
+  $("keybox").addEventListener("submit", (event) => {
+    event.preventDefault();
+    view.key = $("key").value.trim();
+    sessionStorage.setItem("orma.key", view.key);
+    $("keybox").hidden = true;
+    guarded(start)();
+  });
+
+  if (webgl()) view.graph = makeGraph();
+  else say("This page draws with WebGL, which this browser does not offer; search and the drawer still work.");
+
+  // A read-only handle for automation (the browser test): what is drawn and lit, and where.
+  window.ormaViz = Object.freeze({
+    get ready() { return view.ready; },
+    get space() { return view.space; },
+    get best() { return view.best; },
+    glow: (id) => view.glow.get(id) || 0,
+    nodeIds: () => [...view.byId.keys()],
+    screenOf(id) {
+      const n = view.byId.get(id);
+      if (!view.graph || !n || n.x === undefined) return null;
+      const p = view.graph.graph2ScreenCoords(n.x, n.y, n.z);
+      const box = $("graph").getBoundingClientRect();
+      return { x: p.x + box.left, y: p.y + box.top };
+    },
+  });
+  guarded(start)();
+})();

@@ -1,0 +1,255 @@
+"""The graph the viz page draws: one space's states, events and entities, as sleep linked them.
+
+Nodes are the active states (``rule`` when prohibited or ``forbidden_*``,
+``conditional`` when they hold only under a condition, else ``state``), the
+events, and the entities linked to them in ``entity_links``, the adjacency
+spreading activation walks; every edge joins an entity to an item. States and
+events are read as ``orma facts`` reads them (``list_facts``, ``list_events``),
+so released ones never appear.
+
+Each item carries the ranker's own temporal signals (``recall.rank.boosts``
+over its history and recall accesses): ``activation``, their sum, sizes the
+node. ``pulse`` (0..1) drives the particles on its edges: the Hawkes burst
+intensity of recent recalls, or-ed with its Ebbinghaus retention (recency,
+stretched by rehearsals), so what the conversation touches now is visibly
+alive. An entity is as active and as lively as its most active item.
+
+Past ``viz_max_nodes`` the most active items are kept (rules first), with the
+entities they need, and ``note`` says how many were left out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import aiosqlite
+
+from orma_proxy.config import OrmaConfig
+from orma_proxy.recall.access import ItemKey, read_accesses
+from orma_proxy.recall.rank import boosts
+from orma_proxy.recall.states import Event, State, list_events, list_facts
+from orma_proxy.recall.temporal import History, ebbinghaus_retention, hawkes_intensity
+from orma_proxy.sleep.names import FORBIDDEN_PREFIX
+
+NodeKind = Literal["state", "rule", "conditional", "event", "entity"]
+# Recency alone never makes an edge pulse at full rate; a burst of recalls does.
+_RECENCY_SHARE = 0.6
+
+
+def node_id(kind: str, number: int) -> str:
+    """``state:12``, ``event:3``, ``entity:5``: the ids the page and the API share."""
+    return f"{kind}:{number}"
+
+
+def is_rule(state: State) -> bool:
+    """A rule every recall carries: prohibited, or named ``forbidden_*``."""
+    return state.prohibited or state.attribute.startswith(FORBIDDEN_PREFIX)
+
+
+def state_kind(state: State) -> NodeKind:
+    if is_rule(state):
+        return "rule"
+    return "conditional" if state.condition else "state"
+
+
+def state_label(state: State) -> str:
+    return f"FORBIDDEN: {state.value}" if is_rule(state) else state.text
+
+
+@dataclass(frozen=True)
+class Signals:
+    """How alive an item is now: its ranking boosts summed, and its edges' pulse rate."""
+
+    activation: float
+    pulse: float
+
+
+def signals(history: History, now: float, config: OrmaConfig) -> Signals:
+    """The ranker's boosts for ``history`` at ``now``, and the pulse they imply."""
+    activation = sum(boosts(history, now, config).values())
+    burst = hawkes_intensity(
+        history.accesses,
+        now,
+        alpha=config.hawkes_alpha,
+        half_life_seconds=config.hawkes_half_life_seconds,
+        horizon_seconds=config.hawkes_horizon_seconds,
+    )
+    recency = ebbinghaus_retention(
+        history, now, s0_days=config.ebbinghaus_s0_days, gain=config.ebbinghaus_gain
+    )
+    pulse = 1.0 - (1.0 - _RECENCY_SHARE * recency) * (1.0 - burst / (1.0 + burst))
+    return Signals(round(activation, 4), round(min(max(pulse, 0.0), 1.0), 4))
+
+
+@dataclass(frozen=True)
+class Node:
+    id: str
+    kind: NodeKind
+    label: str
+    activation: float
+    pulse: float
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "label": self.label,
+            "activation": self.activation,
+            "pulse": self.pulse,
+        }
+
+
+@dataclass
+class Graph:
+    """Nodes and entity-item edges of one space, capped, and how many there were in all."""
+
+    space: str
+    nodes: list[Node]
+    links: list[tuple[str, str, float]]
+    total: int
+    version: str
+    limit: int
+
+    @property
+    def note(self) -> str | None:
+        if self.total <= len(self.nodes):
+            return None
+        return (
+            f"Showing the {len(self.nodes):,} most active of {self.total:,} nodes "
+            f"(rules first); the other {self.total - len(self.nodes):,} are left out."
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "space": self.space,
+            "nodes": [n.as_dict() for n in self.nodes],
+            "links": [{"source": s, "target": t, "pulse": p} for s, t, p in self.links],
+            "total_nodes": self.total,
+            "shown_nodes": len(self.nodes),
+            "limit": self.limit,
+            "capped": self.total > len(self.nodes),
+            "note": self.note,
+            "version": self.version,
+        }
+
+
+async def graph_version(conn: aiosqlite.Connection, space: str) -> str:
+    """Changes whenever a state or event is added, closed or released: the page then reloads."""
+    rows = list(
+        await conn.execute_fetchall(
+            "SELECT (SELECT count(*) FROM states WHERE space = ?1 AND active = 1 "
+            "AND released_by IS NULL), (SELECT coalesce(max(id), 0) FROM states WHERE space = ?1), "
+            "(SELECT count(*) FROM events WHERE space = ?1 AND released_by IS NULL), "
+            "(SELECT coalesce(max(id), 0) FROM events WHERE space = ?1)",
+            (space,),
+        )
+    )
+    return ":".join(str(v) for v in rows[0])
+
+
+async def item_histories(
+    conn: aiosqlite.Connection, space: str, keys: Iterable[ItemKey] | None = None
+) -> dict[ItemKey, History]:
+    """When each item came to be, its rehearsals and recalls: what ranking knows of it.
+
+    ``keys`` None means every active state and every event of ``space``.
+    """
+    wanted = None if keys is None else set(keys)
+    times: dict[ItemKey, History] = {}
+    for kind, column, every, sql in (
+        (
+            "state",
+            "id",
+            " AND active = 1",
+            "SELECT id, stated_at, rehearsals, rehearsed_at FROM states WHERE space = ?",
+        ),
+        (
+            "event",
+            "v.id",
+            "",
+            "SELECT v.id, e.said_at, 1, NULL FROM events v "
+            "JOIN episodes e ON e.id = v.episode_id WHERE v.space = ?",
+        ),
+    ):
+        ids = None if wanted is None else [n for k, n in wanted if k == kind]
+        if ids == []:
+            continue
+        only = every if ids is None else f" AND {column} IN ({','.join('?' * len(ids))})"
+        for row in await conn.execute_fetchall(sql + only, (space, *(ids or ()))):
+            rehearsed = None if row[3] is None else float(row[3])
+            key: ItemKey = ("state" if kind == "state" else "event", int(row[0]))
+            times[key] = History(float(row[1]), int(row[2]), rehearsed)
+    accesses = await read_accesses(conn, space, times)
+    return {
+        key: History(h.created, h.rehearsals, h.rehearsed_at, accesses.get(key, ()))
+        for key, h in times.items()
+    }
+
+
+async def entity_links(conn: aiosqlite.Connection, space: str) -> list[tuple[int, str, int]]:
+    """(entity id, item kind, item id) of every link in ``space``."""
+    rows = await conn.execute_fetchall(
+        "SELECT l.entity_id, l.kind, l.target_id FROM entities e "
+        "JOIN entity_links l ON l.entity_id = e.id WHERE e.space = ? AND l.space = ?",
+        (space, space),
+    )
+    return [(int(r[0]), str(r[1]), int(r[2])) for r in rows]
+
+
+async def build_graph(
+    conn: aiosqlite.Connection, space: str, config: OrmaConfig, now: float, limit: int
+) -> Graph:
+    """The graph of ``space`` at ``now``, at most ``limit`` nodes (see the module docstring)."""
+    states: list[State] = await list_facts(conn, space)
+    events: list[Event] = await list_events(conn, space)
+    items: dict[ItemKey, tuple[NodeKind, str]] = {}
+    for s in states:
+        items[("state", s.id)] = (state_kind(s), state_label(s))
+    for e in events:
+        items[("event", e.id)] = ("event", e.text)
+    histories = await item_histories(conn, space)
+    alive = {key: signals(histories[key], now, config) for key in items if key in histories}
+    names = {
+        int(r[0]): str(r[1])
+        for r in await conn.execute_fetchall(
+            "SELECT id, name FROM entities WHERE space = ?", (space,)
+        )
+    }
+    linked: dict[ItemKey, list[int]] = {}
+    for entity, kind, target in await entity_links(conn, space):
+        key: ItemKey = ("state" if kind == "state" else "event", target)
+        if key in alive and entity in names:
+            linked.setdefault(key, []).append(entity)
+    total = len(alive) + len({e for ents in linked.values() for e in ents})
+    ordered = sorted(
+        alive, key=lambda k: (items[k][0] != "rule", -alive[k].activation, k[0], -k[1])
+    )
+    chosen: list[ItemKey] = []
+    shown: dict[int, Signals] = {}
+    for key in ordered:
+        needed = [e for e in linked.get(key, []) if e not in shown]
+        if len(chosen) + len(shown) + 1 + len(needed) > limit:
+            continue
+        chosen.append(key)
+        for entity in linked.get(key, []):
+            was, mine = shown.get(entity, Signals(0.0, 0.0)), alive[key]
+            shown[entity] = Signals(
+                max(was.activation, mine.activation), max(was.pulse, mine.pulse)
+            )
+    nodes = [
+        Node(node_id(k[0], k[1]), items[k][0], items[k][1], alive[k].activation, alive[k].pulse)
+        for k in chosen
+    ]
+    nodes += [
+        Node(node_id("entity", e), "entity", names[e], sig.activation, sig.pulse)
+        for e, sig in sorted(shown.items())
+    ]
+    links = [
+        (node_id("entity", entity), node_id(key[0], key[1]), alive[key].pulse)
+        for key in chosen
+        for entity in linked.get(key, [])
+    ]
+    version = await graph_version(conn, space)
+    return Graph(space, nodes, links, total, version, limit)
