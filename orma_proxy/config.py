@@ -95,6 +95,11 @@ class OrmaConfig(BaseModel):
     )
     embed_batch_size: int = Field(32, ge=1)
     embed_threads: int = Field(0, ge=0, description="onnxruntime intra-op threads; 0 = all.")
+    embed_int8_matmul: bool = Field(
+        True,
+        description="Multiply an int8 model's weights in integers instead of dequantising "
+        "them to float first (MiniLM: query 2x, indexing 3x faster; cosine >= 0.99).",
+    )
     hub_timeout_seconds: float = Field(
         3.0, gt=0, description="Give up reaching the model hub after this long."
     )

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from orma_proxy.config import OrmaConfig
+from orma_proxy.embed.int8 import integer_matmuls
 from orma_proxy.embed.onnx import OnnxEmbedder, Pooling
 from orma_proxy.errors import ModelUnavailableError
 
@@ -71,16 +72,30 @@ def load_embedder(config: OrmaConfig, recorded_model: str | None = None) -> Onnx
 def _build(
     spec: ModelSpec, onnx_path: Path, tokenizer: str, *, config: OrmaConfig, source: str
 ) -> OnnxEmbedder:
+    model: Path | bytes = onnx_path
+    threads, batch_size, detail = config.embed_threads, config.embed_batch_size, ""
+    if config.embed_int8_matmul:
+        model, rewritten = integer_matmuls(onnx_path)
+        if rewritten:
+            # Dynamic quantisation scales a run's activations together, so a
+            # text batched with others (and their padding) would get another
+            # vector than alone (cosine down to 0.96). One text per run keeps a
+            # sentence's vector a function of its text; with no padding it is
+            # as fast as batching, and one thread per run is faster than two.
+            threads, batch_size = 1, 1
+            detail = f", {rewritten} int8 matmuls"
     embedder = OnnxEmbedder(
         model_id=spec.model_id,
-        onnx_path=onnx_path,
+        model=model,
         tokenizer_json=tokenizer,
         pooling=spec.pooling,
         max_tokens=spec.max_tokens,
-        threads=config.embed_threads,
-        batch_size=config.embed_batch_size,
+        threads=threads,
+        batch_size=batch_size,
     )
-    log.info("embedding model: %s (%d dims, from %s)", spec.model_id, embedder.dim, source)
+    log.info(
+        "embedding model: %s (%d dims, from %s%s)", spec.model_id, embedder.dim, source, detail
+    )
     return embedder
 
 

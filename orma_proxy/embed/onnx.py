@@ -32,7 +32,7 @@ class OnnxEmbedder:
         self,
         *,
         model_id: str,
-        onnx_path: Path,
+        model: Path | bytes,
         tokenizer_json: str,
         pooling: Pooling,
         max_tokens: int,
@@ -43,19 +43,14 @@ class OnnxEmbedder:
         self.pooling: Pooling = pooling
         self.max_tokens = max_tokens
         self.batch_size = batch_size
+        source = model if isinstance(model, bytes) else str(model)
         try:
-            options = ort.SessionOptions()
-            options.intra_op_num_threads = threads
-            options.inter_op_num_threads = 1
-            # Idle ORT workers sleep instead of spinning: a search's SQLite k-NN
-            # runs right after the query embedding, and the local LLM shares the
-            # cores; spinning workers took CPU from both (search p50 -12% to -32%
-            # on a busy 2-core machine, bench/RESULTS.md).
-            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-            options.log_severity_level = 3
-            self._session = ort.InferenceSession(
-                str(onnx_path), sess_options=options, providers=["CPUExecutionProvider"]
-            )
+            self._session = _session(source, threads)
+            # One text (a query) runs on its own single-threaded session: at
+            # ~10 tokens, handing work to a second thread costs more than it
+            # saves (MiniLM int8 query p50 5.2 vs 6.6 ms), and a query never
+            # queues behind the indexer's batch on the shared thread pool.
+            self._single = self._session if threads == 1 else _session(source, 1)
             self._tokenizer = Tokenizer.from_str(tokenizer_json)
         except Exception as exc:  # onnxruntime raises its own untyped errors
             raise EmbedderError(f"cannot load embedding model {model_id}: {exc}") from exc
@@ -94,10 +89,25 @@ class OnnxEmbedder:
         feeds = {"input_ids": ids, "attention_mask": mask}
         if "token_type_ids" in self._inputs:
             feeds["token_type_ids"] = np.zeros_like(ids)
-        hidden = self._session.run(None, {k: v for k, v in feeds.items() if k in self._inputs})[0]
+        session = self._single if len(texts) == 1 else self._session
+        hidden = session.run(None, {k: v for k, v in feeds.items() if k in self._inputs})[0]
         if self.pooling == "cls":
             pooled = hidden[:, 0, :]
         else:
             weights = mask[:, :, None].astype(np.float32)
             pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
         return normalise(np.asarray(pooled, dtype=np.float32))
+
+
+def _session(model: str | bytes, threads: int) -> ort.InferenceSession:
+    """A CPU session with ``threads`` intra-op threads (0 = all cores)."""
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    # Idle ORT workers sleep instead of spinning: a search's SQLite k-NN runs
+    # right after the query embedding, and the local LLM shares the cores;
+    # spinning workers took CPU from both (search p50 -12% to -32% on a busy
+    # 2-core machine, bench/RESULTS.md).
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    options.log_severity_level = 3
+    return ort.InferenceSession(model, sess_options=options, providers=["CPUExecutionProvider"])

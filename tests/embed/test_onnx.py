@@ -7,7 +7,9 @@ import onnxruntime as ort
 import pytest
 from tokenizers import Tokenizer
 
-from orma_proxy.embed.models import _minilm_files
+from orma_proxy.config import OrmaConfig
+from orma_proxy.embed.int8 import integer_matmuls
+from orma_proxy.embed.models import _minilm_files, load_embedder
 from orma_proxy.embed.onnx import OnnxEmbedder
 
 TEXTS = [
@@ -28,14 +30,19 @@ def test_vectors_are_float32_unit_length_and_384_wide(embedder: OnnxEmbedder) ->
     assert embedder.embed([]).shape == (0, 384)
 
 
-def test_batching_and_padding_do_not_change_a_vector(
-    embedder: OnnxEmbedder, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Texts of very different lengths share padded batches (of 4, so one is split)."""
+def test_a_vector_does_not_depend_on_the_texts_embedded_with_it(embedder: OnnxEmbedder) -> None:
+    """Int8 runs scale activations per run, so the default embedder runs one text each."""
     one_by_one = np.stack([embedder.embed([t])[0] for t in TEXTS])
-    monkeypatch.setattr(embedder, "batch_size", 4)
-    together = embedder.embed(TEXTS)
-    np.testing.assert_allclose(together, one_by_one, atol=1e-5)
+    np.testing.assert_allclose(embedder.embed(TEXTS), one_by_one, atol=1e-5)
+    np.testing.assert_allclose(embedder.embed(TEXTS[::-1])[::-1], one_by_one, atol=1e-5)
+
+
+def test_float_batches_and_padding_do_not_change_a_vector(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without the int8 rewrite, texts of very different lengths share padded batches."""
+    floats = load_embedder(OrmaConfig(embed_model="all-MiniLM-L6-v2-int8", embed_int8_matmul=False))
+    one_by_one = np.stack([floats.embed([t])[0] for t in TEXTS])
+    monkeypatch.setattr(floats, "batch_size", 4)
+    np.testing.assert_allclose(floats.embed(TEXTS), one_by_one, atol=1e-5)
 
 
 def test_pooling_is_the_attention_masked_mean_of_token_states(embedder: OnnxEmbedder) -> None:
@@ -43,7 +50,8 @@ def test_pooling_is_the_attention_masked_mean_of_token_states(embedder: OnnxEmbe
     onnx_path, tokenizer_json = _minilm_files()
     tokenizer = Tokenizer.from_str(tokenizer_json)
     tokenizer.no_padding()  # the shipped tokenizer.json pads every text to 128 tokens
-    session = ort.InferenceSession(str(onnx_path), providers=["CPUExecutionProvider"])
+    model, _ = integer_matmuls(onnx_path)
+    session = ort.InferenceSession(model, providers=["CPUExecutionProvider"])
     text = "Mean pooling averages every token, not just the first one."
     encoding = tokenizer.encode(text)
     ids = np.array([encoding.ids], dtype=np.int64)
