@@ -22,6 +22,7 @@ from orma_proxy.cli import (
     memory_cmds,
     portable_cmds,
     serve_cmds,
+    viz_cmds,
 )
 from orma_proxy.cli.shared_options import exit_code, report_error, state
 from orma_proxy.errors import OrmaError
@@ -60,6 +61,7 @@ app.add_typer(serve_cmds.app)
 app.add_typer(mcp_cmds.app)
 app.add_typer(forget_cmds.app)
 app.add_typer(portable_cmds.app)
+app.add_typer(viz_cmds.app)
 
 
 def _setup_logging(ctx: typer.Context, verbose: bool) -> None:

@@ -76,7 +76,7 @@ InsecureOption = Annotated[
 
 def proxy_config(
     *,
-    upstream: str,
+    upstream: str | None,
     model: str | None,
     host: str,
     port: int,
@@ -86,12 +86,16 @@ def proxy_config(
     upstream_api_key: str | None,
     insecure: bool,
 ) -> OrmaConfig:
-    """The server's configuration; refuses a public bind that nothing protects."""
+    """The server's configuration; refuses a public bind that nothing protects.
+
+    ``upstream`` None keeps the configured one (``orma viz`` asks no LLM anything).
+    """
     keys = parse_keys(api_keys or "")
     if api_keys_file is not None:
         keys.update(load_keys_file(api_keys_file))
+    chosen = {} if upstream is None else {"upstream": upstream}
     config = OrmaConfig.load(
-        upstream=upstream,
+        **chosen,
         model=model,
         host=host,
         port=port,
@@ -118,11 +122,24 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
-def serve(ctx: typer.Context, config: OrmaConfig, *, open_browser: bool) -> None:
-    """Run the proxy until Ctrl-C; optionally open the browser once it listens."""
+def base_url(config: OrmaConfig) -> str:
+    """Where a browser on this machine reaches the server."""
+    shown_host = "127.0.0.1" if config.host in ("0.0.0.0", "::") else config.host
+    return f"http://{shown_host}:{config.port}"
+
+
+def serve(
+    ctx: typer.Context,
+    config: OrmaConfig,
+    *,
+    open_url: str | None,
+    background_sleep: bool = True,
+) -> None:
+    """Run the app until Ctrl-C; open ``open_url`` in the browser once it listens."""
+    app_ = create_app(config, embedder=state(ctx).embedder, background_sleep=background_sleep)
     server = uvicorn.Server(
         uvicorn.Config(
-            create_app(config, embedder=state(ctx).embedder),
+            app_,
             host=config.host,
             port=config.port,
             log_level="info",
@@ -131,11 +148,8 @@ def serve(ctx: typer.Context, config: OrmaConfig, *, open_browser: bool) -> None
             timeout_graceful_shutdown=5,
         )
     )
-    shown_host = "127.0.0.1" if config.host in ("0.0.0.0", "::") else config.host
-    url = f"http://{shown_host}:{config.port}"
-    say(state(ctx).err, f"Orma proxy on {url}/v1 -> upstream {config.upstream}")
-    if open_browser:
-        threading.Thread(target=_open_when_up, args=(server, f"{url}/#/"), daemon=True).start()
+    if open_url is not None:
+        threading.Thread(target=_open_when_up, args=(server, open_url), daemon=True).start()
     server.run()
 
 
@@ -168,7 +182,8 @@ def proxy(
         upstream=upstream, model=model, host=host, port=port, db=db, api_keys=api_keys,
         api_keys_file=api_keys_file, upstream_api_key=upstream_api_key, insecure=insecure,
     )  # fmt: skip
-    serve(ctx, config, open_browser=False)
+    say(state(ctx).err, f"Orma proxy on {base_url(config)}/v1 -> upstream {config.upstream}")
+    serve(ctx, config, open_url=None)
 
 
 @app.command(rich_help_panel="Serve")
@@ -195,4 +210,6 @@ def up(
         upstream=upstream, model=model, host=host, port=port, db=db, api_keys=api_keys,
         api_keys_file=api_keys_file, upstream_api_key=upstream_api_key, insecure=insecure,
     )  # fmt: skip
-    serve(ctx, config, open_browser=browser)
+    url = base_url(config)
+    say(state(ctx).err, f"Orma proxy on {url}/v1 -> upstream {config.upstream}")
+    serve(ctx, config, open_url=f"{url}/#/" if browser else None)

@@ -153,6 +153,13 @@ def browser(profile: Path, *, width: int = 1280, height: int = 800) -> Iterator[
             page = Page(socket)
             for domain in ("Page", "Runtime", "Log"):
                 page.call(f"{domain}.enable")
+            page.call(
+                "Emulation.setDeviceMetricsOverride",
+                width=width,
+                height=height,
+                deviceScaleFactor=1,
+                mobile=False,
+            )
             yield page
     finally:
         proc.terminate()

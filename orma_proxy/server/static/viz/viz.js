@@ -66,7 +66,7 @@
     const base = n.kind === "entity"
       ? 2 + Math.min(12, 2 * Math.log2(1 + degree))
       : 1.5 + 14 * (n.activation / view.maxActivation);
-    return base * (1 + 2.5 * (view.glow.get(n.id) || 0));
+    return base * (1 + 1.6 * (view.glow.get(n.id) || 0));
   }
 
   function particlesOf(l) {
@@ -100,7 +100,7 @@
       // Dragging nodes is off: its drag-end replays a pointerup the orbit controls throw on.
       .enableNodeDrag(false)
       .nodeLabel((n) => `<div class="tip">${escapeHtml(n.label)}</div>`)
-      .nodeOpacity(0.95).linkOpacity(0.5)
+      .nodeOpacity(0.95)
       .linkDirectionalParticleWidth(1.8)
       .linkDirectionalParticleSpeed((l) => 0.0015 + 0.01 * l.pulse)
       .linkDirectionalParticleColor((l) => COLORS[nodeOf(l.target).kind] || "#e2e8f0")
@@ -142,8 +142,9 @@
       + "into states and events.");
     if (!view.graph) { view.ready = true; return; }
     const big = data.nodes.length > BIG;
-    view.graph.nodeResolution(big ? 5 : 14)
+    view.graph.nodeResolution(big ? 5 : 14).linkOpacity(big ? 0.2 : 0.5)
       .warmupTicks(big ? 20 : 80).cooldownTime(big ? 6000 : 3000);
+    view.graph.d3Force("link").distance(big ? 30 : 60);
     restyle();
     view.graph.graphData({ nodes: data.nodes, links: data.links });
     if (!data.nodes.length) view.ready = true;
@@ -152,7 +153,7 @@
   function fly(id) {
     const n = view.byId.get(id);
     if (!view.graph || !n || n.x === undefined) return;
-    const ratio = 1 + 140 / (Math.hypot(n.x, n.y, n.z) || 1);
+    const ratio = 1 + 220 / (Math.hypot(n.x, n.y, n.z) || 1);
     view.graph.cameraPosition({ x: n.x * ratio, y: n.y * ratio, z: n.z * ratio }, n, 1200);
   }
 
