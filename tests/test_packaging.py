@@ -51,3 +51,15 @@ def test_wheel_carries_migrations_and_every_package(tmp_path: Path) -> None:
     assert migrations and all(f"orma_proxy/migrations/{m}" in names for m in migrations)
     for module in ("orma/__init__.py", "orma_proxy/__init__.py", "webui_passthrough/proxy.py"):
         assert module in names
+    # The viz page works offline: every file it loads, and the vendored library's licenses.
+    static = ROOT / "orma_proxy" / "server" / "static" / "viz"
+    shipped = sorted(p.relative_to(ROOT).as_posix() for p in static.rglob("*") if p.is_file())
+    assert {
+        "orma_proxy/server/static/viz/index.html",
+        "orma_proxy/server/static/viz/viz.js",
+        "orma_proxy/server/static/viz/viz.css",
+        "orma_proxy/server/static/viz/vendor/3d-force-graph.min.js",
+        "orma_proxy/server/static/viz/vendor/3d-force-graph.LICENSE",
+        "orma_proxy/server/static/viz/vendor/THIRD_PARTY_LICENSES.txt",
+    } <= set(shipped)
+    assert all(path in names for path in shipped)
