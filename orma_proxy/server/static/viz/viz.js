@@ -14,7 +14,7 @@
   const view = {
     space: null, key: sessionStorage.getItem("orma.key") || "", graph: null, version: null,
     byId: new Map(), adjacency: new Map(), glow: new Map(), best: null, selected: null,
-    maxActivation: 1, linkCount: 0, ready: false, fitted: false, timers: [], poller: null,
+    maxActivation: 1, big: false, ready: false, fitted: false, timers: [], poller: null,
   };
 
   class ApiError extends Error {
@@ -71,7 +71,7 @@
 
   function particlesOf(l) {
     if (litLink(l)) return 4;
-    if (l.pulse < 0.05 || (view.linkCount > BIG * 2 && l.pulse < 0.5)) return 0;
+    if (l.pulse < 0.05 || (view.big && l.pulse < 0.5)) return 0;
     return 1 + Math.round(3 * l.pulse);
   }
 
@@ -132,7 +132,7 @@
       }
     }
     view.maxActivation = data.nodes.reduce((m, n) => Math.max(m, n.activation), 0.001);
-    view.linkCount = data.links.length;
+    view.big = data.nodes.length > BIG;
     view.version = data.version;
     $("note").textContent = data.note || "";
     $("note").hidden = !data.note;
@@ -141,7 +141,7 @@
     say(data.nodes.length ? "" : "Nothing consolidated in this space yet: sleep turns episodes "
       + "into states and events.");
     if (!view.graph) { view.ready = true; return; }
-    const big = data.nodes.length > BIG;
+    const big = view.big;
     view.graph.nodeResolution(big ? 5 : 14).linkOpacity(big ? 0.2 : 0.5)
       .warmupTicks(big ? 20 : 80).cooldownTime(big ? 6000 : 3000);
     view.graph.d3Force("link").distance(big ? 30 : 60);
@@ -180,6 +180,8 @@
     view.best = null;
   }
 
+  // Lights the best match, then each hop of the graph around it: the matches and what the
+  // ranker's spreading activation reached, brighter the stronger; entities carry it between.
   function wave(result) {
     const lit = new Map();
     const top = (result.matches[0] && result.matches[0].score) || 1;
@@ -191,13 +193,13 @@
       for (const entity of view.adjacency.get(id) || []) if (!lit.has(entity)) lit.set(entity, 0.5);
     }
     const start = [result.best, ...lit.keys()].find((id) => id && view.byId.has(id));
-    if (!start) return false;
+    if (!start) return;
     view.best = start;
     view.glow = new Map([[start, 1]]);
     restyle();
     fly(start);
     const dist = hopsFrom(start, 6);
-    const far = Math.max(0, ...[...lit.keys()].map((id) => dist.get(id) || 0));
+    const far = [...lit.keys()].reduce((m, id) => Math.max(m, dist.get(id) || 0), 0);
     for (let hop = 1; hop <= far + 1; hop++) {
       view.timers.push(setTimeout(() => {
         for (const [id, value] of lit) {
@@ -207,7 +209,6 @@
         restyle();
       }, SPREAD_MS * hop));
     }
-    return true;
   }
 
   function showRecall(result) {
