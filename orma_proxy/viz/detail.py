@@ -63,6 +63,10 @@ async def citation(conn: aiosqlite.Connection, space: str, sentence_id: int) -> 
     }
 
 
+async def _history(conn: aiosqlite.Connection, space: str, key: ItemKey) -> History | None:
+    return (await item_histories(conn, space, [key])).get(key)
+
+
 def _alive(history: History | None, now: float, config: OrmaConfig) -> dict[str, Any]:
     if history is None:
         return {"activation": 0.0, "pulse": 0.0, "recalls": 0, "last_recalled": None}
@@ -128,8 +132,7 @@ async def state_detail(
     state = await state_by_id(conn, space, number)
     if state is None:
         return None
-    key: ItemKey = ("state", number)
-    history = (await item_histories(conn, space, [key])).get(key)
+    history = await _history(conn, space, ("state", number))
     return {
         "id": node_id("state", number),
         "kind": state_kind(state),
@@ -165,8 +168,7 @@ async def event_detail(
     event = await _event(conn, space, number)
     if event is None:
         return None
-    key: ItemKey = ("event", number)
-    history = (await item_histories(conn, space, [key])).get(key)
+    history = await _history(conn, space, ("event", number))
     return {
         "id": node_id("event", number),
         "kind": "event",

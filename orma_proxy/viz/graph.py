@@ -7,12 +7,13 @@ spreading activation walks; every edge joins an entity to an item. States and
 events are read as ``orma facts`` reads them (``list_facts``, ``list_events``),
 so released ones never appear.
 
-Each item carries the ranker's own temporal signals (``recall.rank.boosts``
+Each item carries the ranker's own temporal boosts (``recall.rank.boosts``
 over its history and recall accesses): ``activation``, their sum, sizes the
-node. ``pulse`` (0..1) drives the particles on its edges: the Hawkes burst
-intensity of recent recalls, or-ed with its Ebbinghaus retention (recency,
-stretched by rehearsals), so what the conversation touches now is visibly
-alive. An entity is as active and as lively as its most active item.
+node. ``pulse`` (0..1) drives the particles on its edges: the Hawkes boost
+(the burst of recent recalls) or-ed with the Ebbinghaus one (recency,
+stretched by rehearsals), each as a share of its weight, so what the
+conversation touches now is visibly alive and a boost switched off stays
+still. An entity is as active and as lively as its most active item.
 
 Past ``viz_max_nodes`` the most active items are kept (rules first), with the
 entities they need, and ``note`` says how many were left out.
@@ -29,8 +30,8 @@ import aiosqlite
 from orma_proxy.config import OrmaConfig
 from orma_proxy.recall.access import ItemKey, read_accesses
 from orma_proxy.recall.rank import boosts
-from orma_proxy.recall.states import Event, State, list_events, list_facts
-from orma_proxy.recall.temporal import History, ebbinghaus_retention, hawkes_intensity
+from orma_proxy.recall.states import State, list_events, list_facts
+from orma_proxy.recall.temporal import History
 from orma_proxy.sleep.names import FORBIDDEN_PREFIX
 
 NodeKind = Literal["state", "rule", "conditional", "event", "entity"]
@@ -66,21 +67,18 @@ class Signals:
     pulse: float
 
 
+def _share(boost: float, weight: float) -> float:
+    """A boost as a share of its weight: retention for Ebbinghaus, x / (1 + x) for Hawkes."""
+    return boost / weight if weight > 0 else 0.0
+
+
 def signals(history: History, now: float, config: OrmaConfig) -> Signals:
     """The ranker's boosts for ``history`` at ``now``, and the pulse they imply."""
-    activation = sum(boosts(history, now, config).values())
-    burst = hawkes_intensity(
-        history.accesses,
-        now,
-        alpha=config.hawkes_alpha,
-        half_life_seconds=config.hawkes_half_life_seconds,
-        horizon_seconds=config.hawkes_horizon_seconds,
-    )
-    recency = ebbinghaus_retention(
-        history, now, s0_days=config.ebbinghaus_s0_days, gain=config.ebbinghaus_gain
-    )
-    pulse = 1.0 - (1.0 - _RECENCY_SHARE * recency) * (1.0 - burst / (1.0 + burst))
-    return Signals(round(activation, 4), round(min(max(pulse, 0.0), 1.0), 4))
+    parts = boosts(history, now, config)
+    burst = _share(parts.get("hawkes", 0.0), config.hawkes_weight)
+    recency = _share(parts.get("ebbinghaus", 0.0), config.ebbinghaus_weight)
+    pulse = 1.0 - (1.0 - _RECENCY_SHARE * recency) * (1.0 - burst)
+    return Signals(round(sum(parts.values()), 4), round(min(max(pulse, 0.0), 1.0), 4))
 
 
 @dataclass(frozen=True)
@@ -198,16 +196,39 @@ async def entity_links(conn: aiosqlite.Connection, space: str) -> list[tuple[int
     return [(int(r[0]), str(r[1]), int(r[2])) for r in rows]
 
 
+def _cap(
+    ordered: list[ItemKey],
+    linked: dict[ItemKey, list[int]],
+    alive: dict[ItemKey, Signals],
+    limit: int,
+) -> tuple[list[ItemKey], dict[int, Signals]]:
+    """Items in order while they and the entities they link to fit in ``limit`` nodes.
+
+    An entity takes the strongest activation and pulse of the items kept with it.
+    """
+    chosen: list[ItemKey] = []
+    shown: dict[int, Signals] = {}
+    for key in ordered:
+        needed = [e for e in linked.get(key, []) if e not in shown]
+        if len(chosen) + len(shown) + 1 + len(needed) > limit:
+            continue
+        chosen.append(key)
+        for entity in linked.get(key, []):
+            was, mine = shown.get(entity, Signals(0.0, 0.0)), alive[key]
+            shown[entity] = Signals(
+                max(was.activation, mine.activation), max(was.pulse, mine.pulse)
+            )
+    return chosen, shown
+
+
 async def build_graph(
     conn: aiosqlite.Connection, space: str, config: OrmaConfig, now: float, limit: int
 ) -> Graph:
     """The graph of ``space`` at ``now``, at most ``limit`` nodes (see the module docstring)."""
-    states: list[State] = await list_facts(conn, space)
-    events: list[Event] = await list_events(conn, space)
     items: dict[ItemKey, tuple[NodeKind, str]] = {}
-    for s in states:
+    for s in await list_facts(conn, space):
         items[("state", s.id)] = (state_kind(s), state_label(s))
-    for e in events:
+    for e in await list_events(conn, space):
         items[("event", e.id)] = ("event", e.text)
     histories = await item_histories(conn, space)
     alive = {key: signals(histories[key], now, config) for key in items if key in histories}
@@ -226,18 +247,7 @@ async def build_graph(
     ordered = sorted(
         alive, key=lambda k: (items[k][0] != "rule", -alive[k].activation, k[0], -k[1])
     )
-    chosen: list[ItemKey] = []
-    shown: dict[int, Signals] = {}
-    for key in ordered:
-        needed = [e for e in linked.get(key, []) if e not in shown]
-        if len(chosen) + len(shown) + 1 + len(needed) > limit:
-            continue
-        chosen.append(key)
-        for entity in linked.get(key, []):
-            was, mine = shown.get(entity, Signals(0.0, 0.0)), alive[key]
-            shown[entity] = Signals(
-                max(was.activation, mine.activation), max(was.pulse, mine.pulse)
-            )
+    chosen, shown = _cap(ordered, linked, alive, limit)
     nodes = [
         Node(node_id(k[0], k[1]), items[k][0], items[k][1], alive[k].activation, alive[k].pulse)
         for k in chosen
