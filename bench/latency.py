@@ -163,12 +163,13 @@ async def measure_search(
     """End-to-end search latency, then each stage on its own."""
     for query in queries[:WARMUP_QUERIES]:
         await mem.search(query, space=SPACE)
+    await mem.flush()  # the space's bit vectors are in memory now, as in a running proxy
     total = [await timed(functools.partial(mem.search, q, space=SPACE)) for q in queries]
     reader = await open_async(mem.path, busy_timeout_ms=mem.config.busy_timeout_ms, read_only=True)
     try:
         split: dict[str, list[float]] = {name: [] for name in STAGES}
         for query in queries[:WARMUP_QUERIES] + queries:
-            times = await stage_times(reader, mem.embedder, mem.config, query)
+            times = await stage_times(reader, mem, query)
             for name, seconds in times.items():
                 split[name].append(seconds)
     finally:
@@ -178,7 +179,7 @@ async def measure_search(
 
 
 async def stage_times(
-    reader: aiosqlite.Connection, embedder: Embedder, config: OrmaConfig, query: str
+    reader: aiosqlite.Connection, mem: AsyncMemory, query: str
 ) -> dict[str, float]:
     """Each stage of a search on its own, one after the other.
 
@@ -186,11 +187,14 @@ async def stage_times(
     that returns the rows, so it needs no separate fetch); "fetch" is what that
     join costs when done apart, for the 10 fused winners.
     """
+    config = mem.config
     start = time.perf_counter()
-    vector = (await asyncio.to_thread(embed_queries, embedder, [query]))[0]
+    vector = (await asyncio.to_thread(embed_queries, mem.embedder, [query]))[0]
     embedded = time.perf_counter()
     lexical = await bm25_search(reader, query, SPACE, config.search_k)
     lexed = time.perf_counter()
+    await mem.vector_index.catch_up(reader)
+    coarse = config.search_k * config.vector_oversample
     semantic = await nearest(
         reader,
         vector,
@@ -198,6 +202,7 @@ async def stage_times(
         k=config.search_k,
         oversample=config.vector_oversample,
         use_floor=config.enable_similarity_weighting,
+        candidates=await mem.vector_index.candidates(SPACE, vector, coarse),
     )
     searched = time.perf_counter()
     fused = rrf_fuse([[i for i, _ in lexical], [i for i, _ in semantic]], config.rrf_k)
@@ -244,6 +249,7 @@ async def measure_recall(mem: AsyncMemory, queries: list[str]) -> float:
     """
     vectors = await asyncio.to_thread(embed_queries, mem.embedder, queries)
     truth = await asyncio.to_thread(exact_neighbours, mem.path, mem.config, vectors, RECALL_K)
+    coarse = mem.config.search_k * mem.config.vector_oversample
     found = 0
     reader = await open_async(mem.path, busy_timeout_ms=mem.config.busy_timeout_ms, read_only=True)
     try:
@@ -255,6 +261,7 @@ async def measure_recall(mem: AsyncMemory, queries: list[str]) -> float:
                 k=mem.config.search_k,
                 oversample=mem.config.vector_oversample,
                 use_floor=False,
+                candidates=await mem.vector_index.candidates(SPACE, vector, coarse),
             )
             found += len(exact & {sid for sid, _ in approx[:RECALL_K]})
     finally:

@@ -111,6 +111,18 @@ class OrmaConfig(BaseModel):
     vector_oversample: int = Field(
         4, ge=1, description="Binary-quantised candidates per result, re-ranked exactly."
     )
+    vector_memory_after: int = Field(
+        2,
+        ge=0,
+        description="Hold a space's bit vectors in memory for the coarse k-NN once it has "
+        "been searched this many times by one process (0 = never: always vec0).",
+    )
+    vector_catch_up_max: int = Field(
+        5_000,
+        ge=1,
+        description="More vector changes than this since the last search reload the "
+        "in-memory spaces instead of patching them.",
+    )
     enable_semantic: bool = Field(
         True,
         description="Use the vector channel and sleep consolidation into states and events "

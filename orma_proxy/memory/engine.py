@@ -48,6 +48,7 @@ from orma_proxy.sleep.manual import FORBID_MARK, forget_state, register_rule
 from orma_proxy.store.backup import backup
 from orma_proxy.store.database import Database
 from orma_proxy.store.episodes import ROLES, NewEpisode, insert_episode
+from orma_proxy.store.vector_index import VectorIndex
 from orma_proxy.text.files import read_text_file
 from orma_proxy.text.segment import split_sentences
 
@@ -147,6 +148,11 @@ class AsyncMemory:
     def path(self) -> Path:
         return self.config.resolved_db_path()
 
+    @property
+    def vector_index(self) -> VectorIndex:
+        """The in-memory coarse k-NN of the spaces this process searches often."""
+        return self._opened().vectors
+
     # --- writing -----------------------------------------------------------------
 
     async def add(
@@ -209,11 +215,15 @@ class AsyncMemory:
         return await self.add(text, space=space, role=role, at=at)
 
     async def flush(self) -> None:
-        """Wait until every stored sentence is searchable by vector, and recall's log is written."""
-        self._opened()
+        """Wait until every stored sentence is searchable by vector, and recall's log is written.
+
+        Spaces being loaded into the in-memory vector index are waited for too.
+        """
+        db = self._opened()
         assert self._indexer is not None and self._access is not None
         await self._indexer.flush()
         await self._access.flush()
+        await db.vectors.settle()
 
     # --- reading -------------------------------------------------------------------
 
@@ -225,7 +235,7 @@ class AsyncMemory:
         if k < 1:
             raise InputError("k must be at least 1")
         passages = await hybrid_search(
-            db.reader, self._embed_query, query, space, k=k, config=self.config
+            db.reader, self._embed_query, query, space, k=k, config=self.config, vectors=db.vectors
         )
         states: list[object] = []
         events: list[object] = []
@@ -269,7 +279,9 @@ class AsyncMemory:
             count_tokens=count_tokens or self._count_tokens,
             exclude_texts=tuple(exclude_texts),
         )
-        block = await recall_block(db.reader, self._embed_query, request, self.config)
+        block = await recall_block(
+            db.reader, self._embed_query, request, self.config, vectors=db.vectors
+        )
         assert self._access is not None
         self._access.record(space, block.keys(), now)
         return block

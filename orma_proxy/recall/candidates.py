@@ -39,6 +39,7 @@ from orma_proxy.recall.states import (
 from orma_proxy.recall.temporal import SECONDS_PER_DAY, History
 from orma_proxy.sleep.holder import USER
 from orma_proxy.store.episodes import fetch_sentences
+from orma_proxy.store.vector_index import VectorIndex
 
 # _STATE_SQL / _EVENT_SQL with the times a history needs appended (after _state's columns).
 _STATE_TIMES_SQL = _STATE_SQL.replace(
@@ -145,10 +146,12 @@ async def gather(
     space: str,
     config: OrmaConfig,
     now: float,
+    *,
+    vectors: VectorIndex | None = None,
 ) -> Pool:
     """Every candidate for ``query`` with its RRF relevance (see the module docstring)."""
     passages = await hybrid_search(
-        conn, embed_query, query, space, k=config.search_k, config=config
+        conn, embed_query, query, space, k=config.search_k, config=config, vectors=vectors
     )
     items: dict[ItemKey, Candidate] = {}
     for p in passages[: config.recall_passages]:  # all of them still lend states their score

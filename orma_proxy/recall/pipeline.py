@@ -22,6 +22,7 @@ from orma_proxy.recall.candidates import Candidate, Pool, gather, load_items
 from orma_proxy.recall.pack import Entry, MemoryBlock, Shares, TokenCounter, pack_block
 from orma_proxy.recall.rank import novelty_gate, score
 from orma_proxy.recall.search import EmbedQuery
+from orma_proxy.store.vector_index import VectorIndex
 
 
 @dataclass(frozen=True)
@@ -38,11 +39,16 @@ class RecallRequest:
 
 
 async def recall_block(
-    conn: aiosqlite.Connection, embed_query: EmbedQuery, request: RecallRequest, config: OrmaConfig
+    conn: aiosqlite.Connection,
+    embed_query: EmbedQuery,
+    request: RecallRequest,
+    config: OrmaConfig,
+    *,
+    vectors: VectorIndex | None = None,
 ) -> MemoryBlock:
     """The memory block for ``request`` (see the ``recall`` package modules for each step)."""
     space, now = request.space, request.now
-    pool = await gather(conn, embed_query, request.query, space, config, now)
+    pool = await gather(conn, embed_query, request.query, space, config, now, vectors=vectors)
     if config.enable_spreading_activation and config.enable_semantic:
         await activate(conn, pool, request.query, space, config)
     temporal = config.enable_hawkes or config.enable_ebbinghaus or config.enable_base_level

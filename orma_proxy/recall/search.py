@@ -22,7 +22,8 @@ from orma_proxy.config import OrmaConfig
 from orma_proxy.embed.base import Vectors
 from orma_proxy.recall.fts import BM25_SQL, bm25_params
 from orma_proxy.store.episodes import SentenceRow
-from orma_proxy.store.vectors import NEAREST_SQL, nearest_params
+from orma_proxy.store.vector_index import VectorIndex
+from orma_proxy.store.vectors import CANDIDATE_NEAREST_SQL, NEAREST_SQL, nearest_params
 
 EmbedQuery = Callable[[str], Awaitable[Vectors]]
 
@@ -73,6 +74,7 @@ _WITH_ROWS = (
 )
 LEXICAL_SQL = _WITH_ROWS.format(hits=BM25_SQL)
 SEMANTIC_SQL = _WITH_ROWS.format(hits=NEAREST_SQL)
+CANDIDATE_SEMANTIC_SQL = _WITH_ROWS.format(hits=CANDIDATE_NEAREST_SQL)
 
 
 async def _ranked(
@@ -98,8 +100,13 @@ async def hybrid_search(
     *,
     k: int,
     config: OrmaConfig,
+    vectors: VectorIndex | None = None,
 ) -> list[Passage]:
-    """The ``k`` best passages of ``space`` for ``query``."""
+    """The ``k`` best passages of ``space`` for ``query``.
+
+    With ``vectors``, the coarse k-NN runs in memory once that index holds the
+    space (it catches up on the reader while the query is being embedded).
+    """
     query = query[: config.max_query_chars]
     if config.enable_semantic:
         vector_task = asyncio.ensure_future(embed_query(query))
@@ -109,15 +116,21 @@ async def hybrid_search(
     if lexical is not None:
         rankings.append(await _ranked(conn, LEXICAL_SQL, lexical, rows))
     if config.enable_semantic:
+        if vectors is not None:
+            await vectors.catch_up(conn)
         vector = await vector_task
+        coarse = config.search_k * config.vector_oversample
+        found = None if vectors is None else await vectors.candidates(space, vector, coarse)
         semantic = nearest_params(
             vector,
             space,
             k=config.search_k,
             oversample=config.vector_oversample,
             use_floor=config.enable_similarity_weighting,
+            candidates=found,
         )
-        rankings.append(await _ranked(conn, SEMANTIC_SQL, semantic, rows))
+        sql = SEMANTIC_SQL if found is None else CANDIDATE_SEMANTIC_SQL
+        rankings.append(await _ranked(conn, sql, semantic, rows))
     fused = rrf_fuse(rankings, config.rrf_k)
     best = sorted(fused, key=fused.__getitem__, reverse=True)[:k]
     return [

@@ -18,6 +18,7 @@ from orma_proxy.embed.base import Embedder, store_dim
 from orma_proxy.errors import NotAnOrmaDatabaseError, StoreError
 from orma_proxy.store.connect import DatabaseError, is_damaged, open_async, open_sync
 from orma_proxy.store.migrate import migrate
+from orma_proxy.store.vector_index import VectorIndex
 from orma_proxy.store.vectors import bind_model, recorded_model
 from orma_proxy.store.writer import Writer
 
@@ -34,11 +35,13 @@ class Database:
         writer_conn: aiosqlite.Connection,
         writer: Writer,
         embedder: Embedder,
+        vectors: VectorIndex,
     ) -> None:
         self.path = path
         self.reader = reader
         self.writer = writer
         self.embedder = embedder
+        self.vectors = vectors
         self._writer_conn = writer_conn
 
     @classmethod
@@ -70,9 +73,16 @@ class Database:
             raise
         writer = Writer(writer_conn, batch_max=config.writer_batch_max)
         writer.start()
-        return cls(path, reader, writer_conn, writer, embedder)
+        vectors = VectorIndex(
+            path,
+            busy_timeout_ms=config.busy_timeout_ms,
+            load_after=config.vector_memory_after,
+            catch_up_max=config.vector_catch_up_max,
+        )
+        return cls(path, reader, writer_conn, writer, embedder, vectors)
 
     async def close(self) -> None:
+        await self.vectors.close()
         await self.writer.close()
         await self.reader.close()
         await self._writer_conn.close()

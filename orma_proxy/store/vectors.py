@@ -8,6 +8,8 @@ cosine against the float32 copies in ``sentence_vectors``.
 
 from __future__ import annotations
 
+import json
+
 import aiosqlite
 import numpy as np
 
@@ -103,31 +105,48 @@ async def store_vectors(
     return len(params)
 
 
-# The ``:k`` sentences of ``:space`` nearest to the float32 blob ``:q``: a Hamming
-# k-NN over the bit vectors for ``:kc`` candidates, re-ranked by exact cosine on
-# the float copies, hits under the space's noise floor dropped if ``:use_floor``.
-NEAREST_SQL = (
-    f"WITH coarse AS (SELECT sentence_id FROM {VEC_TABLE} "
-    "WHERE embedding MATCH vec_quantize_binary(:q) AND k = :kc AND space = :space), "
+# The ``:k`` sentences of ``:space`` nearest to the float32 blob ``:q``: ``:kc``
+# coarse candidates re-ranked by exact cosine on the float copies, hits under
+# the space's noise floor dropped if ``:use_floor``. The candidates come from a
+# Hamming k-NN over vec0's bit vectors, or (CANDIDATE_NEAREST_SQL) are the ids
+# in the JSON array ``:candidates`` found by ``VectorIndex`` in memory.
+_NEAREST = (
+    "WITH coarse AS ({coarse}), "
     "scored AS (SELECT v.sentence_id, 1.0 - vec_distance_cosine(v.embedding, :q) AS sim "
     "FROM coarse JOIN sentence_vectors v USING (sentence_id)) "
     "SELECT sentence_id AS id, sim AS score FROM scored WHERE NOT :use_floor OR sim >= "
     "coalesce((SELECT noise_floor FROM space_stats WHERE space = :space), -1.0) "
     "ORDER BY sim DESC LIMIT :k"
 )
+NEAREST_SQL = _NEAREST.format(
+    coarse=f"SELECT sentence_id FROM {VEC_TABLE} "
+    "WHERE embedding MATCH vec_quantize_binary(:q) AND k = :kc AND space = :space"
+)
+CANDIDATE_NEAREST_SQL = _NEAREST.format(
+    coarse="SELECT value AS sentence_id FROM json_each(:candidates)"
+)
 
 
 def nearest_params(
-    query: Vectors, space: str, *, k: int, oversample: int, use_floor: bool
+    query: Vectors,
+    space: str,
+    *,
+    k: int,
+    oversample: int,
+    use_floor: bool,
+    candidates: list[int] | None = None,
 ) -> dict[str, object]:
-    """The named parameters of ``NEAREST_SQL``."""
-    return {
+    """The named parameters of ``NEAREST_SQL`` (or, given ``candidates``, of the other)."""
+    params: dict[str, object] = {
         "q": np.ascontiguousarray(query, dtype=np.float32).tobytes(),
         "kc": k * oversample,
         "space": space,
         "k": k,
         "use_floor": use_floor,
     }
+    if candidates is not None:
+        params["candidates"] = json.dumps(candidates)
+    return params
 
 
 async def nearest(
@@ -138,12 +157,17 @@ async def nearest(
     k: int,
     oversample: int,
     use_floor: bool,
+    candidates: list[int] | None = None,
 ) -> list[tuple[int, float]]:
     """The ``k`` sentences of ``space`` most similar to ``query``: (id, cosine similarity).
 
     With ``use_floor``, hits under the space's noise floor are left out: they are
-    no more similar than two random sentences of that space.
+    no more similar than two random sentences of that space. ``candidates``
+    (from ``VectorIndex``) replace vec0's coarse k-NN.
     """
-    params = nearest_params(query, space, k=k, oversample=oversample, use_floor=use_floor)
-    rows = await conn.execute_fetchall(NEAREST_SQL, params)
+    params = nearest_params(
+        query, space, k=k, oversample=oversample, use_floor=use_floor, candidates=candidates
+    )
+    sql = NEAREST_SQL if candidates is None else CANDIDATE_NEAREST_SQL
+    rows = await conn.execute_fetchall(sql, params)
     return [(int(r[0]), float(r[1])) for r in rows]

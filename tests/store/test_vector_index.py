@@ -1,0 +1,187 @@
+"""The in-memory coarse k-NN: same answers as vec0, current across processes, per space."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from orma_proxy import AsyncMemory, OrmaConfig
+from orma_proxy.embed.onnx import OnnxEmbedder
+from orma_proxy.store.connect import open_sync
+from orma_proxy.store.vector_index import SpaceBits, VectorIndex, pack_bits
+from tests.embedders import HashingEmbedder
+
+NOTES = [
+    "My dentist is Dr. Rao in Kothrud.",
+    "The dentist appointment moved to Friday at 9:30.",
+    "Priya lives in Baner and works as a nurse.",
+    "We had masala dosa at Vaishali on Sunday.",
+    "The train to Mumbai leaves at six.",
+    "I water the basil every morning.",
+]
+QUERIES = ["who fixes my teeth?", "where does Priya live?", "breakfast last weekend", "plants"]
+
+
+def _index(mem: AsyncMemory) -> VectorIndex:
+    return mem._opened().vectors
+
+
+async def _held(mem: AsyncMemory, space: str) -> VectorIndex:
+    """Search ``space`` until the index loads it (``vector_memory_after`` = 2)."""
+    index = _index(mem)
+    for _ in range(2):
+        await mem.search("anything at all", space=space)
+    await index.settle()
+    assert index.holds(space)
+    return index
+
+
+def test_hamming_distances_match_sqlite_vec(tmp_path: Path) -> None:
+    """pack_bits quantises like vec_quantize_binary: same distances for every pair."""
+    rng = np.random.default_rng(3)
+    vectors = rng.standard_normal((12, 384)).astype(np.float32)
+    words = pack_bits(vectors)
+    conn = open_sync(tmp_path / "x.db", busy_timeout_ms=1_000)
+    try:
+        for a in range(len(vectors)):
+            for b in range(len(vectors)):
+                (theirs,) = conn.execute(
+                    "SELECT vec_distance_hamming(vec_quantize_binary(?), vec_quantize_binary(?))",
+                    (vectors[a].tobytes(), vectors[b].tobytes()),
+                ).fetchone()
+                ours = int(np.bitwise_count(words[a] ^ words[b]).sum())
+                assert ours == theirs
+    finally:
+        conn.close()
+
+
+def test_nearest_is_the_exact_hamming_top_k() -> None:
+    rng = np.random.default_rng(5)
+    vectors = rng.standard_normal((500, 384)).astype(np.float32)
+    ids = list(range(1000, 1500))
+    space = SpaceBits.build(ids, [v.tobytes() for v in vectors])
+    query = rng.standard_normal(384).astype(np.float32)
+    distance = (np.bitwise_count(pack_bits(vectors) ^ pack_bits(query[None, :])[0])).sum(axis=1)
+    cutoff = np.sort(distance)[19]
+    got = space.nearest(query, 20)
+    assert len(got) == 20 and all(distance[i - 1000] <= cutoff for i in got)
+    assert sorted(space.nearest(query, 10_000)) == ids
+
+
+def test_merging_replaces_and_removes_by_id() -> None:
+    rng = np.random.default_rng(9)
+    blobs = [v.tobytes() for v in rng.standard_normal((4, 64)).astype(np.float32)]
+    held = SpaceBits.build([1, 2, 3], blobs[:3])
+    merged = held.merged({2}, SpaceBits.build([3, 4], [blobs[0], blobs[3]]))
+    assert sorted(merged.ids.tolist()) == [1, 3, 4]
+    three = merged.words[:, merged.ids.tolist().index(3)]
+    assert np.array_equal(three, held.words[:, 0])  # 3 now carries the vector it was given
+
+
+async def test_in_memory_candidates_give_the_same_results_as_vec0(amem: AsyncMemory) -> None:
+    for note in NOTES:
+        await amem.add(note, space="alice")
+    await amem.flush()
+    before = [[p.text for p in (await amem.search(q, space="alice")).passages] for q in QUERIES]
+    await _held(amem, "alice")
+    after = [[p.text for p in (await amem.search(q, space="alice")).passages] for q in QUERIES]
+    assert after == before
+    assert after[0][0] == NOTES[0]
+
+
+async def test_another_processs_writes_and_purges_are_seen(
+    config: OrmaConfig, embedder: OnnxEmbedder
+) -> None:
+    """Two AsyncMemory objects on one file behave like two processes: no shared memory."""
+    async with (
+        AsyncMemory(config=config, embedder=embedder) as proxy,
+        AsyncMemory(config=config, embedder=embedder) as cli,
+    ):
+        for note in NOTES:
+            await cli.add(note, space="alice")
+        await cli.flush()
+        index = await _held(proxy, "alice")
+        text = "Our cat Miso hides under the sofa during thunderstorms."
+        episode = await cli.add(text, space="alice")
+        await cli.flush()
+        query = embedder.embed(["where does my pet go when it storms?"])[0]
+        await index.catch_up(proxy._opened().reader)
+        found = await index.candidates("alice", query, 1)
+        hit = (await proxy.search("where does my pet go when it storms?", space="alice")).passages
+        assert hit[0].text == text and found == [hit[0].sentence_id]
+
+        await cli.purge([episode], space="alice")
+        await index.catch_up(proxy._opened().reader)
+        assert hit[0].sentence_id not in (await index.candidates("alice", query, 50) or [])
+        texts = [p.text for p in (await proxy.search("cat under the sofa", space="alice")).passages]
+        assert text not in texts
+
+
+async def test_a_held_space_never_yields_another_spaces_sentences(amem: AsyncMemory) -> None:
+    for note in NOTES:
+        await amem.add(note, space="alice")
+    await amem.add("Bob's dentist is Dr. Shah.", space="bob")
+    await amem.flush()
+    index = await _held(amem, "bob")
+    query = amem.embedder.embed(["dentist"])[0]
+    bob_ids = await index.candidates("bob", query, 100)
+    assert bob_ids is not None and len(bob_ids) == 1
+    passages = (await amem.search("dentist", space="bob")).passages
+    assert [p.text for p in passages] == ["Bob's dentist is Dr. Shah."]
+
+
+async def test_too_many_changes_reload_instead_of_patching(tmp_path: Path) -> None:
+    config = OrmaConfig(home=tmp_path / "home", db_path=tmp_path / "m.db", vector_catch_up_max=3)
+    async with AsyncMemory(config=config, embedder=HashingEmbedder()) as mem:
+        await mem.add("one small note", space="s")
+        await mem.flush()
+        index = await _held(mem, "s")
+        for i in range(5):
+            await mem.add(f"bulk note number {i}", space="s")
+        await mem.flush()
+        await index.catch_up(mem._opened().reader)
+        assert not index.holds("s")  # dropped, reloaded on the next search
+        await mem.search("bulk", space="s")
+        await index.settle()
+        assert index.holds("s")
+        query = HashingEmbedder().embed(["bulk note number 4"])[0]
+        assert len(await index.candidates("s", query, 100) or []) == 6
+
+
+@pytest.mark.parametrize("after", [0, 3])
+async def test_loading_waits_for_the_configured_number_of_searches(
+    tmp_path: Path, after: int
+) -> None:
+    config = OrmaConfig(
+        home=tmp_path / "home", db_path=tmp_path / "m.db", vector_memory_after=after
+    )
+    async with AsyncMemory(config=config, embedder=HashingEmbedder()) as mem:
+        await mem.add("one small note", space="s")
+        await mem.flush()
+        index = _index(mem)
+        for _ in range(2):
+            await mem.search("note", space="s")
+        await index.settle()
+        assert not index.holds("s")
+        await mem.search("note", space="s")
+        await index.settle()
+        assert index.holds("s") is (after == 3)
+
+
+async def test_closing_while_a_space_loads_stops_the_load(tmp_path: Path) -> None:
+    """The load's worker thread must not finish into a closed event loop.
+
+    (It did when close cancelled the task: the thread ran on, and its result
+    reached a closed loop as an unraisable RuntimeError, an error under -W error.)
+    """
+    config = OrmaConfig(home=tmp_path / "home", db_path=tmp_path / "m.db", synchronous="NORMAL")
+    for _ in range(3):
+        async with AsyncMemory(config=config, embedder=HashingEmbedder()) as mem:
+            if not (await mem.stats()).episodes:
+                for i in range(300):
+                    await mem.add(f"note {i} about the garden shed and the blue bicycle", space="s")
+                await mem.flush()
+            for _ in range(2):
+                await mem.search("bicycle", space="s")
