@@ -47,13 +47,9 @@ async def recall_block(
     vectors: VectorIndex | None = None,
 ) -> MemoryBlock:
     """The memory block for ``request`` (see the ``recall`` package modules for each step)."""
-    space, now = request.space, request.now
-    pool = await gather(conn, embed_query, request.query, space, config, now, vectors=vectors)
-    if config.enable_spreading_activation and config.enable_semantic:
-        await activate(conn, pool, request.query, space, config)
-    temporal = config.enable_hawkes or config.enable_ebbinghaus or config.enable_base_level
-    accesses = await read_accesses(conn, space, pool.items) if temporal else {}
-    ranked = score(pool.items.values(), accesses, now, config)
+    pool, ranked = await rank_pool(
+        conn, embed_query, request.query, request.space, config, request.now, vectors=vectors
+    )
     if config.enable_novelty_gate:
         ids = [c.key[1] for c in ranked if c.key[0] == "passage"]
         ranked = novelty_gate(ranked, await passage_vectors(conn, ids), config.novelty_threshold)
@@ -71,6 +67,28 @@ async def recall_block(
         ),
         exact_above=config.pack_exact_above,
     )
+
+
+async def rank_pool(
+    conn: aiosqlite.Connection,
+    embed_query: EmbedQuery,
+    query: str,
+    space: str,
+    config: OrmaConfig,
+    now: float,
+    *,
+    vectors: VectorIndex | None = None,
+) -> tuple[Pool, list[Candidate]]:
+    """Every candidate for ``query``, activated, and the candidates best first.
+
+    The part of recall before the novelty gate and packing; ``orma viz`` shows it.
+    """
+    pool = await gather(conn, embed_query, query, space, config, now, vectors=vectors)
+    if config.enable_spreading_activation and config.enable_semantic:
+        await activate(conn, pool, query, space, config)
+    temporal = config.enable_hawkes or config.enable_ebbinghaus or config.enable_base_level
+    accesses = await read_accesses(conn, space, pool.items) if temporal else {}
+    return pool, score(pool.items.values(), accesses, now, config)
 
 
 async def activate(

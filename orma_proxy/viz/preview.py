@@ -17,13 +17,11 @@ from typing import Any
 
 import aiosqlite
 
-from orma_proxy.config import OrmaConfig
 from orma_proxy.embed.base import Embedder, Vectors, fit
 from orma_proxy.memory.engine import AsyncMemory
-from orma_proxy.recall.access import ItemKey, read_accesses
-from orma_proxy.recall.candidates import Candidate, Pool, gather
-from orma_proxy.recall.pipeline import activate
-from orma_proxy.recall.rank import score
+from orma_proxy.recall.access import ItemKey
+from orma_proxy.recall.candidates import Candidate, Pool
+from orma_proxy.recall.pipeline import rank_pool
 from orma_proxy.recall.search import EmbedQuery
 from orma_proxy.viz.graph import node_id
 
@@ -49,27 +47,22 @@ def _graph_keys(cand: Candidate, pool: Pool) -> list[ItemKey]:
     return sorted(k for k in pool.citing.get(cand.key[1], ()) if k in pool.items)
 
 
-async def ranked(
-    conn: aiosqlite.Connection, embed: EmbedQuery, query: str, space: str, config: OrmaConfig
-) -> tuple[Pool, list[Candidate]]:
-    """Recall's candidates for ``query``, activated and scored as recall scores them."""
-    now = time.time()
-    pool = await gather(conn, embed, query, space, config, now)
-    if config.enable_spreading_activation and config.enable_semantic:
-        await activate(conn, pool, query, space, config)
-    accesses = await read_accesses(conn, space, pool.items)
-    return pool, score(pool.items.values(), accesses, now, config)
-
-
 async def recall_preview(
     memory: AsyncMemory, conn: aiosqlite.Connection, query: str, space: str
 ) -> dict[str, Any]:
     """The block for ``query``, the best node, ranked matches and activation per node."""
-    block = await memory.recall(query, space)
     config = memory.config
-    pool, best_first = await ranked(
-        conn, query_embedder(memory.embedder), query[: config.max_query_chars], space, config
+    # Ranked before the block: recall logs its items, which would move their boosts.
+    pool, best_first = await rank_pool(
+        conn,
+        query_embedder(memory.embedder),
+        query[: config.max_query_chars],
+        space,
+        config,
+        time.time(),
+        vectors=memory.vector_index,
     )
+    block = await memory.recall(query, space)
     matches: list[dict[str, Any]] = []
     seen: set[ItemKey] = set()
     for cand in best_first:
