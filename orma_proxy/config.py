@@ -111,6 +111,11 @@ class OrmaConfig(BaseModel):
     vector_oversample: int = Field(
         4, ge=1, description="Binary-quantised candidates per result, re-ranked exactly."
     )
+    reader_mmap_bytes: int = Field(
+        256 * 1024 * 1024,
+        ge=0,
+        description="Memory-map up to this much of the file for recall's reads (0 = off).",
+    )
     vector_memory_after: int = Field(
         2,
         ge=0,

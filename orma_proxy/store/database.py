@@ -67,7 +67,12 @@ class Database:
         writer_conn = await open_async(path, busy_timeout_ms=config.busy_timeout_ms)
         try:
             await writer_conn.execute(f"PRAGMA synchronous = {config.synchronous}")
-            reader = await open_async(path, busy_timeout_ms=config.busy_timeout_ms, read_only=True)
+            reader = await open_async(
+                path,
+                busy_timeout_ms=config.busy_timeout_ms,
+                read_only=True,
+                mmap_bytes=config.reader_mmap_bytes,
+            )
         except BaseException:
             await writer_conn.close()  # its thread would otherwise outlive the failure
             raise
