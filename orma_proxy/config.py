@@ -297,6 +297,11 @@ class OrmaConfig(BaseModel):
         True,
         description="Dense bracket lines ([user.attr: value]); off = classic prose sections.",
     )
+    compact_header: bool = Field(
+        True,
+        description="A 36-token block header that explains [outdated] and [FORBIDDEN] only "
+        "when shown; off = the original Orma's 74-token header, byte for byte.",
+    )
     budget_share_states: float = Field(
         0.4, ge=0, le=1, description="Share of the budget (after rules) for states."
     )

@@ -25,6 +25,8 @@ from datetime import date
 from orma_proxy.recall.search import Passage
 from orma_proxy.recall.states import Event, State
 
+# The original Orma's header (74 MiniLM tokens), kept byte for byte with
+# ``compact_header=False``.
 HEADER = (
     "## Memory\n"
     "What you remember about the person you are talking to, from earlier conversations, "
@@ -41,6 +43,16 @@ CLASSIC_FORBIDDEN_NOTE = (
     " Lines under Forbidden are strict negative constraints: you must NEVER "
     "suggest, mention, or take what is forbidden."
 )
+# The default header (36 tokens): every turn pays for it, so it says only what
+# the model needs, and explains a marker only when a line in the block has it.
+COMPACT_HEADER = (
+    "## Memory (today {today})\n"
+    "What you know about the user from past chats: use it directly, never re-ask "
+    "or mention this list."
+)
+COMPACT_OUTDATED_NOTE = " A line marked [outdated] is no longer true."
+COMPACT_FORBIDDEN_NOTE = " Never suggest, mention or do anything marked [FORBIDDEN]."
+COMPACT_CLASSIC_FORBIDDEN_NOTE = " Never suggest, mention or do anything under Forbidden."
 SECTIONS = ("rules", "states", "events", "passages")
 CLASSIC_TITLES = {
     "rules": "Forbidden:",
@@ -67,10 +79,25 @@ class Layout:
     """Line formats and framing of one style of block."""
 
     sutra: bool
+    compact: bool = True
 
-    def header(self, today: date, *, rules: bool) -> str:
-        note = (FORBIDDEN_NOTE if self.sutra else CLASSIC_FORBIDDEN_NOTE) if rules else ""
-        return HEADER.format(today=today.isoformat()) + note
+    def header(self, today: date, *, rules: bool, outdated: bool = True) -> str:
+        """The framing; ``outdated``: whether a line carries an ``[outdated]`` mark."""
+        if not self.compact:
+            return HEADER.format(today=today.isoformat()) + (self.forbidden_note if rules else "")
+        text = COMPACT_HEADER.format(today=today.isoformat())
+        return (
+            text
+            + (COMPACT_OUTDATED_NOTE if outdated else "")
+            + (self.forbidden_note if rules else "")
+        )
+
+    @property
+    def forbidden_note(self) -> str:
+        """The header's sentence on forbidden rules, when a rule is shown."""
+        if self.compact:
+            return COMPACT_FORBIDDEN_NOTE if self.sutra else COMPACT_CLASSIC_FORBIDDEN_NOTE
+        return FORBIDDEN_NOTE if self.sutra else CLASSIC_FORBIDDEN_NOTE
 
     def title(self, section: str) -> str | None:
         """A section's title line (classic only)."""

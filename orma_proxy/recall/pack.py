@@ -158,6 +158,7 @@ def pack_block(
     forbidden: Iterable[str] = (),
     entries: Sequence[Entry] = (),
     sutra: bool = True,
+    compact_header: bool = True,
     shares: Shares | None = None,
     exact_above: float = 0.9,
 ) -> MemoryBlock:
@@ -167,14 +168,17 @@ def pack_block(
     that repeat one already packed are skipped: the model sees them anyway.
     ``tokens`` is exact once the block passes ``exact_above`` of the budget.
     """
-    layout = Layout(sutra)
+    layout = Layout(sutra, compact_header)
     tally = _Tally(count_tokens)
     shares = shares or Shares()
     ranked = sorted(entries, key=lambda e: -e.score) or [
         Entry(score=-float(i), passage=p) for i, p in enumerate(passages)
     ]
     rules = list(dict.fromkeys(_normal(r) for r in forbidden if r.strip()))
-    header = layout.header(today, rules=bool(rules))
+    # Budgeted with the [outdated] note if any candidate could show the mark;
+    # _finish leaves it out if none of those was packed.
+    outdated = any(e.passage is not None and e.replaced_by for e in ranked)
+    header = layout.header(today, rules=bool(rules), outdated=outdated)
     used = tally(header) + tally.gap
     if used > budget_tokens:
         return MemoryBlock("", 0)
@@ -195,7 +199,7 @@ def pack_block(
 
     kept_rules = [rule for rule in rules if take("rules", layout.rule(rule), budget_tokens)]
     if rules and not kept_rules:  # no rule fits: no framing for rules that are not there
-        header = layout.header(today, rules=False)
+        header = layout.header(today, rules=False, outdated=outdated)
         used = tally(header) + tally.gap
     left = budget_tokens - used
     limits = {
@@ -227,7 +231,7 @@ def pack_block(
     for entry in ranked:  # what the shares left, to the best entries still out
         if entry.key not in packed:
             consider(entry, budget_tokens)
-    return _finish(layout, header, kept_rules, chosen, budget_tokens, tally, exact_above)
+    return _finish(layout, today, kept_rules, chosen, budget_tokens, tally, exact_above)
 
 
 def _backed(entry: Entry, items: set[ItemKey]) -> bool:
@@ -249,7 +253,7 @@ def _line(layout: Layout, entry: Entry, seen: set[str], packed: set[ItemKey]) ->
 
 def _finish(
     layout: Layout,
-    header: str,
+    today: date,
     rules: list[str],
     chosen: list[Entry],
     budget_tokens: int,
@@ -259,6 +263,8 @@ def _finish(
     """Assemble in reading order; while the block is over budget, drop the weakest entry."""
     entries = sorted(chosen, key=lambda e: -e.score)
     while True:
+        outdated = any(e.passage is not None and e.replaced_by for e in entries)
+        header = layout.header(today, rules=bool(rules), outdated=outdated)
         sections: dict[str, list[str]] = {"rules": [layout.rule(r) for r in rules]}
         for name in SECTIONS[1:]:
             mine = sorted((e for e in entries if e.section == name), key=_sort_key)

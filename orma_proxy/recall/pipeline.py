@@ -62,6 +62,7 @@ async def recall_block(
         exclude_texts=[*request.exclude_texts, *(rule.quote for rule in pool.rules)],
         forbidden=[rule.value for rule in pool.rules],
         sutra=config.enable_sutra_packing,
+        compact_header=config.compact_header,
         shares=Shares(
             config.budget_share_states, config.budget_share_events, config.budget_share_passages
         ),

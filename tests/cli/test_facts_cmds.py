@@ -55,11 +55,8 @@ def test_forbid_is_a_state_at_once_and_recall_puts_it_first(orma: Orma, db: Path
 
     block = _ok(orma, "recall", "Who is my dentist?", "--db", db)
     lines = block.splitlines()
-    assert lines[0] == "## Memory"
-    assert lines[1].endswith(
-        "Lines marked [FORBIDDEN: ...] are strict negative constraints: you must NEVER "
-        "suggest, mention, or take what is forbidden."
-    )
+    assert lines[0].startswith("## Memory (today ")
+    assert lines[1].endswith("Never suggest, mention or do anything marked [FORBIDDEN].")
     assert lines[3] == "[FORBIDDEN: chain PowerShell commands with semicolons]"
     assert any("My dentist is Dr. Rao in Kothrud." in line for line in lines[4:])
     assert not any(RULE in line for line in lines)  # its own line would only repeat it

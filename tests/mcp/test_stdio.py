@@ -127,7 +127,7 @@ async def _every_tool(agent: Agent) -> None:
 
     block = await agent.ok("orma_recall", query="how do I run these PowerShell commands?")
     lines = block.splitlines()
-    assert "you must NEVER suggest, mention, or take what is forbidden" in lines[1]
+    assert "Never suggest, mention or do anything marked [FORBIDDEN]." in lines[1]
     assert lines[3] == "[FORBIDDEN: chain PowerShell commands with semicolons]"
     assert lines[4] == "[FORBIDDEN: global mutable state]"
     assert all(not line.startswith("[FORBIDDEN") for line in lines[5:])

@@ -21,7 +21,7 @@ def test_the_block_joins_the_first_system_message(mem: Memory) -> None:
     merged = mem.build_context(messages, at=TODAY)
     assert messages[0]["content"] == "You are terse."  # the caller's list is left alone
     assert merged[1:] == messages[1:]
-    assert merged[0]["content"].startswith("You are terse.\n\n## Memory\n")
+    assert merged[0]["content"].startswith("You are terse.\n\n## Memory (today 2026-11-01)\n")
     assert "[LOG: 2026-10-12 user: My dentist is Dr. Rao in Kothrud.]" in merged[0]["content"]
     assert merged[0]["content"].endswith(mem.recall("Who is my dentist?", at=TODAY).text)
 
@@ -30,7 +30,7 @@ def test_without_a_system_message_one_is_added_first(mem: Memory) -> None:
     sahil_memory(mem)
     merged = mem.build_context([{"role": "user", "content": "Where do I live?"}], at=TODAY)
     assert [m["role"] for m in merged] == ["system", "user"]
-    assert "Today is 2026-11-01." in merged[0]["content"]
+    assert "(today 2026-11-01)" in merged[0]["content"]
     # A line the conversation already holds is not repeated in the block.
     repeat = [
         {"role": "user", "content": "I'm Sahil and I live in Pune."},

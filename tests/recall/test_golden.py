@@ -47,18 +47,38 @@ Things said before:
 )
 
 
-async def test_sutra_block_is_the_original_example(amem: AsyncMemory) -> None:
+COMPACT = (
+    "## Memory (today 2026-11-01)\n"
+    "What you know about the user from past chats: use it directly, never re-ask or mention "
+    "this list. A line marked [outdated] is no longer true." + SUTRA.removeprefix(HEADER)
+)
+
+
+async def test_sutra_block_is_the_original_example(
+    config: OrmaConfig, embedder: OnnxEmbedder
+) -> None:
+    config = config.model_copy(update={"compact_header": False})
+    async with AsyncMemory(config=config, embedder=embedder) as mem:
+        await sahil(Store(mem))
+        await mem.flush()
+        block = await mem.recall(QUERY, at=TODAY)
+    assert block.text == SUTRA
+    assert block.tokens == embedder.count_tokens(SUTRA)
+
+
+async def test_the_default_header_is_the_compact_one(amem: AsyncMemory) -> None:
     await sahil(Store(amem))
     await amem.flush()
     block = await amem.recall(QUERY, at=TODAY)
-    assert block.text == SUTRA
-    assert block.tokens == amem.embedder.count_tokens(SUTRA)  # type: ignore[attr-defined]
+    assert block.text == COMPACT
+    assert block.tokens == amem.embedder.count_tokens(COMPACT)  # type: ignore[attr-defined]
+    assert block.tokens < amem.embedder.count_tokens(SUTRA) - 25  # type: ignore[attr-defined]
 
 
 async def test_classic_block_says_the_same_in_sections(
     config: OrmaConfig, embedder: OnnxEmbedder
 ) -> None:
-    config = config.model_copy(update={"enable_sutra_packing": False})
+    config = config.model_copy(update={"enable_sutra_packing": False, "compact_header": False})
     async with AsyncMemory(config=config, embedder=embedder) as mem:
         await sahil(Store(mem))
         await mem.flush()

@@ -9,7 +9,7 @@ import pytest
 
 from orma_proxy import AsyncMemory, OrmaConfig
 from orma_proxy.embed.onnx import OnnxEmbedder
-from orma_proxy.recall.layout import FORBIDDEN_NOTE
+from orma_proxy.recall.layout import COMPACT_FORBIDDEN_NOTE as FORBIDDEN_NOTE
 from orma_proxy.recall.pack import Entry, pack_block
 from orma_proxy.recall.search import Passage
 from orma_proxy.recall.states import State
@@ -149,13 +149,13 @@ def test_no_rule_framing_when_no_rule_fits(embedder: OnnxEmbedder) -> None:
     rule = "mention the surprise party to anyone in the family group chat before Saturday"
     tight = pack_block(
         [passage(1, "The party is at eight.")],
-        budget_tokens=85,
+        budget_tokens=60,
         today=date(2026, 11, 1),
         count_tokens=embedder.count_tokens,
         forbidden=[rule],
     )
     assert tight.forbidden == [] and FORBIDDEN_NOTE.strip() not in tight.text
-    assert tight.tokens <= 85
+    assert "The party is at eight." in tight.text and tight.tokens <= 60
     roomy = pack_block(
         [], budget_tokens=200, today=date(2026, 11, 1), count_tokens=embedder.count_tokens,
         forbidden=[rule],

@@ -65,7 +65,7 @@ def test_block_goes_into_a_new_first_system_message(proxy: Proxy, embedder: Onnx
     assert response.status_code == 200
     sent = last_upstream_body(proxy)["messages"]
     assert [m["role"] for m in sent] == ["system", "user"]
-    assert sent[0]["content"].startswith("## Memory\n")
+    assert sent[0]["content"].startswith("## Memory (today ")
     assert "[LOG: " in sent[0]["content"] and "My favourite colour is teal." in sent[0]["content"]
     assert sent[1] == {"role": "user", "content": "My favourite colour?"}
     assert response.headers["x-orma-space"] == "default"
@@ -90,7 +90,7 @@ def test_client_system_prompt_is_kept_whole_and_only_extended(
     httpx.post(f"{proxy.url}/v1/chat/completions", json={"model": "m", "messages": messages})
     sent = last_upstream_body(proxy)["messages"]
     assert len(sent) == 4 and [m["role"] for m in sent] == ["user", "assistant", "system", "user"]
-    assert sent[2]["content"].startswith("You are terse.\n\n## Memory\n")
+    assert sent[2]["content"].startswith("You are terse.\n\n## Memory (today ")
     assert "peanuts" in sent[2]["content"]
     assert sent[0] == messages[0] and sent[1] == messages[1] and sent[3] == messages[3]
 
