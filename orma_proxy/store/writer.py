@@ -121,27 +121,38 @@ class Writer:
                 raise  # cancelled: the futures are answered, the task stops
 
     async def _transaction(self, batch: list[_Item]) -> list[_Outcome]:
-        """Run every job in one transaction, each in a savepoint, and commit."""
+        """Run every job in one transaction, each in a savepoint, and commit.
+
+        A job alone (a user's single ``add()``) needs no savepoint: if it fails,
+        the whole transaction is rolled back instead. Each statement is a trip
+        to the connection's thread, and two fewer trips are ~0.5 ms off an add.
+        """
         conn = self._conn
         try:
             await conn.execute("BEGIN IMMEDIATE")
         except Exception as exc:  # a lock held past busy_timeout, disk full...
             raise StoreError(f"could not start a write: {exc}") from exc
+        alone = len(batch) == 1
         try:
             outcomes: list[_Outcome] = []
             for item in batch:
                 job, future = item
-                await conn.execute("SAVEPOINT job")
+                if not alone:
+                    await conn.execute("SAVEPOINT job")
                 try:
                     result = await job(conn)
                 except Exception as exc:
                     if not conn.in_transaction:
                         raise _Aborted(item, exc) from exc
+                    if alone:
+                        await conn.execute("ROLLBACK")
+                        return [(future, None, exc)]
                     await conn.execute("ROLLBACK TO job")
                     outcomes.append((future, None, exc))
                 else:
                     outcomes.append((future, result, None))
-                await conn.execute("RELEASE job")
+                if not alone:
+                    await conn.execute("RELEASE job")
             try:
                 await conn.execute("COMMIT")
             except Exception as exc:
