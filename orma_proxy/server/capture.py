@@ -23,6 +23,8 @@ Flavor = Literal["openai", "ollama"]
 
 # Streamed JSON lines parsed together, as one array.
 BULK_LINES = 256
+# A streamed line longer than this is not a token event: following the reply stops.
+MAX_LINE_BYTES = 1 << 20
 # At shutdown, recordings still running get this long to finish.
 RECORD_DRAIN_SECONDS = 10.0
 
@@ -32,7 +34,8 @@ class ReplyCapture:
 
     def __init__(self, flavor: Flavor) -> None:
         self.flavor = flavor
-        self._buffer = b""
+        self._partial: list[bytes] = []  # the current line's chunks so far (no newline yet)
+        self._partial_bytes = 0
         self._payloads: list[bytes] = []  # JSON lines not parsed yet
         self._content: list[str] = []
         self._tools: dict[int, dict[str, str]] = {}
@@ -47,10 +50,18 @@ class ReplyCapture:
         if self._broken:
             return
         try:
-            self._buffer += chunk
-            *lines, self._buffer = self._buffer.split(b"\n")
+            if b"\n" not in chunk:  # only the new bytes are scanned: never quadratic
+                self._partial.append(chunk)
+                self._partial_bytes += len(chunk)
+                if self._partial_bytes > MAX_LINE_BYTES:
+                    raise ValueError(f"a streamed line passed {MAX_LINE_BYTES} bytes")
+                return
+            first, *lines = chunk.split(b"\n")
+            last = lines.pop()
+            self._take(b"".join([*self._partial, first]).strip())
             for line in lines:
                 self._take(line.strip())
+            self._partial, self._partial_bytes = [last], len(last)
             if len(self._payloads) >= BULK_LINES:
                 self._parse()
         except (ValueError, TypeError, AttributeError, KeyError) as exc:
@@ -60,9 +71,11 @@ class ReplyCapture:
 
     def finish(self) -> None:
         """Parse what is left, with a last line that had no newline."""
-        if self._buffer.strip():
-            self._take(self._buffer.strip())
-        self._buffer = b""
+        if not self._broken:
+            rest = b"".join(self._partial).strip()
+            if rest:
+                self._take(rest)
+        self._partial, self._partial_bytes = [], 0
         self._parse()
 
     def whole(self, body: bytes) -> None:

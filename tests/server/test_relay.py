@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 
-from orma_proxy.server.capture import BULK_LINES, ReplyCapture
+from orma_proxy.server.capture import BULK_LINES, MAX_LINE_BYTES, ReplyCapture
 from tests.server.conftest import Proxy
 from webui_passthrough import coalesced
 
@@ -117,6 +117,21 @@ def test_long_streams_are_parsed_whole_in_bulk() -> None:
     for start in range(0, len(stream), 97):  # lines split across reads
         capture.feed(stream[start : start + 97])
     assert capture.reply() == "".join(words).strip()  # a partial reply needs no finish()
+
+
+def test_a_line_that_never_ends_stops_following_without_rescanning(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A newline-free stream is never joined and re-split per chunk (that was quadratic)."""
+    capture = ReplyCapture("openai")
+    capture.feed(delta("Hello"))
+    piece = b"x" * 1024
+    for _ in range(MAX_LINE_BYTES // len(piece) + 2):
+        capture.feed(piece)
+    capture.feed(delta(" there"))
+    capture.finish()
+    assert capture.reply() == "Hello"  # what came before is kept; following stopped after
+    assert "stopped following" in caplog.text and str(MAX_LINE_BYTES) in caplog.text
 
 
 def test_tool_calls_across_a_bulk_boundary() -> None:
