@@ -21,7 +21,7 @@ from orma_proxy.cli.shared_options import (
     state,
 )
 from orma_proxy.errors import InputError
-from orma_proxy.recall.states import State
+from orma_proxy.recall.states import Event, State
 
 app = typer.Typer()
 
@@ -120,9 +120,12 @@ def recall(
             {"sentence_id": p.sentence_id, "episode_id": p.episode_id, "text": p.text}
             for p in block.passages
         ]
+        events = [TypeAdapter(Event).dump_python(e, mode="json") | {"text": e.text}
+                  for e in block.events]  # fmt: skip
         print_json(
             {"query": query, "space": space, "text": block.text, "tokens": block.tokens,
-             "forbidden": block.forbidden, "passages": passages}
+             "forbidden": block.forbidden, "states": [fact_json(s) for s in block.states],
+             "events": events, "passages": passages}
         )  # fmt: skip
         return
     if block.empty:

@@ -99,6 +99,14 @@ def test_facts_after_sleep_with_and_without_history(orma: Orma, db: Path, upstre
     )
     assert "user · home city: Pune" not in _ok(orma, "facts", "--db", db)
 
+    recalled = json.loads(_ok(orma, "recall", "who is my dentist?", "--db", db, "--json"))
+    dentist = next(s for s in recalled["states"] if s["attribute"] == "dentist")
+    assert (
+        dentist["value"] == "Dr. Rao in Kothrud"
+        and "[user.dentist: Dr. Rao in Kothrud]" in (recalled["text"])
+    )
+    assert recalled["events"] == [] and recalled["forbidden"]
+
 
 def test_forget_closes_a_state_and_keeps_it_in_history(orma: Orma, db: Path, upstream: str) -> None:
     _slept(orma, db, upstream)
