@@ -101,6 +101,12 @@ async def _erase(conn: aiosqlite.Connection, space: str, found: Affected, text: 
     )
     await conn.execute(f"DELETE FROM sentence_vectors WHERE sentence_id {IN_IDS}", (sentences,))
     await _scrub_sleep(conn, space, episodes)
+    # A consolidation of this space may be reading the episodes right now: take its lease
+    # away (expired, held by nobody), so a batch extracted before this purge is refused
+    # when it comes to be applied (sleep.lease.check_held) instead of quoting them again.
+    await conn.execute(
+        "UPDATE sleep_leases SET holder = 'purge', expires_at = 0 WHERE space = ?", (space,)
+    )
     if text is not None:
         await conn.execute(
             "UPDATE releases SET query = ? WHERE space = ? AND instr(lower(query), lower(?)) > 0",

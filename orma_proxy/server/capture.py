@@ -200,10 +200,18 @@ class Recorder:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def close(self) -> None:
-        """Wait (bounded) for recordings still running."""
+    async def settle(self) -> None:
+        """Wait (bounded) for the recordings scheduled so far.
+
+        Before a purge: a turn recorded a moment after it would store again what
+        the purge erased.
+        """
         if self._tasks:
             await asyncio.wait(set(self._tasks), timeout=RECORD_DRAIN_SECONDS)
+
+    async def close(self) -> None:
+        """Let recordings still running finish (bounded)."""
+        await self.settle()
 
     async def _write(
         self, space: str, turns: list[Turn], reply: str, partial: bool, model: str | None

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from orma_proxy import AsyncMemory
-from orma_proxy.errors import InputError
+from orma_proxy.errors import InputError, LeaseHeldError
+from orma_proxy.sleep import lease
 from orma_proxy.store.connect import open_sync
 from tests.forget.conftest import exported, remember, shown
 
@@ -95,3 +96,16 @@ async def test_a_dry_run_names_the_episodes_and_changes_nothing(amem: AsyncMemor
     with pytest.raises(InputError, match="non-empty list"):
         await amem.purge([])
     assert "Pune" in await exported(amem)
+
+
+async def test_a_consolidation_running_during_a_purge_cannot_apply_its_batch(
+    amem: AsyncMemory,
+) -> None:
+    """Its batch may quote what was erased: the purge takes the lease away from it."""
+    episode = await amem.add("My bank PIN is 4921.")
+    writer = amem._opened().writer
+    assert await lease.acquire(writer, "default", "sleep-run", 60.0)
+    await amem.purge([episode])
+    with pytest.raises(LeaseHeldError):
+        await writer.submit(lambda conn: lease.check_held(conn, "default", "sleep-run"))
+    assert await lease.acquire(writer, "default", "next-run", 60.0)  # nobody holds it now

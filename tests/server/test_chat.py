@@ -313,3 +313,24 @@ def test_ollama_native_chat_gets_memory_and_ndjson_streams(
     assert sent[0]["role"] == "system" and "Dr. Rao" in sent[0]["content"]
     rows = wait_for_episodes(proxy.config, embedder, 3)
     assert rows[-1][:2] == ("assistant", "Dr. Rao")
+
+
+def test_a_purge_waits_for_turns_still_being_recorded(
+    proxy: Proxy, embedder: OnnxEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A turn recorded a moment after the purge would store the secret again."""
+    memory = proxy.app.state.memory
+    original = memory.add
+
+    async def slow_add(*args: Any, **kwargs: Any) -> int:
+        await asyncio.sleep(0.5)  # the recording is still running when the purge comes
+        written: int = await original(*args, **kwargs)
+        return written
+
+    monkeypatch.setattr(memory, "add", slow_add)
+    messages = [{"role": "user", "content": "My locker code is 88415, keep it."}]
+    httpx.post(f"{proxy.url}/v1/chat/completions", json={"model": "m", "messages": messages})
+    purge = {"operation": "purge", "query": "88415"}
+    done = httpx.post(f"{proxy.url}/_orma/forget", json=purge, timeout=30).json()
+    assert done["count"] >= 1
+    assert not any("88415" in text for _, text, _ in episodes(proxy.config, embedder))
