@@ -36,9 +36,12 @@ async def test_a_lease_held_by_another_process_blocks_until_it_expires(
 ) -> None:
     smem.config.upstream = ""
     await smem.add("I live in Pune.", role="user")
-    # Another process holds the lease: its row, written through its own connection.
-    conn = sqlean.connect(str(smem.path), isolation_level=None)
-    conn.execute(
+    # Another process holds the lease: its row, written through its own connection, in a
+    # thread: a blocking write on this loop could wait for a write transaction this
+    # loop's own writer (the vector indexer) holds open, and never get the lock.
+    conn = sqlean.connect(str(smem.path), isolation_level=None, check_same_thread=False)
+    await asyncio.to_thread(
+        conn.execute,
         "INSERT INTO sleep_leases (space, holder, expires_at) VALUES ('default', 'pid1-x', ?)",
         (time.time() + 60,),
     )
@@ -46,7 +49,9 @@ async def test_a_lease_held_by_another_process_blocks_until_it_expires(
     assert blocked.batches == 0
     assert blocked.skipped == ["space 'default': another consolidation is running"]
     # That process died: once its lease expires, the next sleep takes over.
-    conn.execute("UPDATE sleep_leases SET expires_at = ?", (time.time() - 1,))
+    await asyncio.to_thread(
+        conn.execute, "UPDATE sleep_leases SET expires_at = ?", (time.time() - 1,)
+    )
     conn.close()
     report = await smem.sleep("default")
     assert report.batches == 1 and report.states_added == 1
@@ -65,6 +70,7 @@ async def test_a_failure_mid_apply_leaves_the_batch_pending_and_nothing_half_wri
         user_name="Sahil",
     )
     # The disk "fails" on the second state insert, inside the batch's transaction.
+    await smem.flush()  # no write of this loop in flight while the raw connection blocks it
     conn = sqlean.connect(str(smem.path))
     conn.execute(
         "CREATE TRIGGER fail_second BEFORE INSERT ON states "
@@ -77,6 +83,7 @@ async def test_a_failure_mid_apply_leaves_the_batch_pending_and_nothing_half_wri
     assert "disk on fire" in report.errors[0]
     assert await smem.facts() == []
     assert (await smem.search("Zerodha")).events == []
+    await smem.flush()
     conn.execute("DROP TRIGGER fail_second")
     conn.commit()
     conn.close()
