@@ -17,7 +17,7 @@ vector is at ``novelty_threshold`` cosine or more to a passage already kept
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -26,35 +26,44 @@ from orma_proxy.embed.base import Vectors
 from orma_proxy.recall.access import ItemKey
 from orma_proxy.recall.candidates import Candidate
 from orma_proxy.recall.temporal import (
+    Histories,
     History,
-    base_level,
-    ebbinghaus_retention,
-    hawkes_intensity,
+    base_levels,
+    ebbinghaus_retentions,
+    hawkes_intensities,
     saturate,
 )
 
 
 def boosts(history: History, now: float, config: OrmaConfig) -> dict[str, float]:
     """The temporal boosts of one item at ``now``, each bounded by its weight."""
-    out: dict[str, float] = {}
+    return boosts_of([history], now, config)[0]
+
+
+def boosts_of(
+    histories: Sequence[History], now: float, config: OrmaConfig
+) -> list[dict[str, float]]:
+    """``boosts`` of many items, each signal computed for all of them in one pass."""
+    table = Histories.of(histories)
+    signals: dict[str, list[float]] = {}
     if config.enable_hawkes:
-        intensity = hawkes_intensity(
-            history.accesses,
+        intensity = hawkes_intensities(
+            table.accesses,
             now,
             alpha=config.hawkes_alpha,
             half_life_seconds=config.hawkes_half_life_seconds,
             horizon_seconds=config.hawkes_horizon_seconds,
         )
-        out["hawkes"] = saturate(intensity, config.hawkes_weight)
+        signals["hawkes"] = [saturate(x, config.hawkes_weight) for x in intensity.tolist()]
     if config.enable_ebbinghaus:
-        kept = ebbinghaus_retention(
-            history, now, s0_days=config.ebbinghaus_s0_days, gain=config.ebbinghaus_gain
+        kept = ebbinghaus_retentions(
+            table, now, s0_days=config.ebbinghaus_s0_days, gain=config.ebbinghaus_gain
         )
-        out["ebbinghaus"] = config.ebbinghaus_weight * kept
+        signals["ebbinghaus"] = [config.ebbinghaus_weight * x for x in kept.tolist()]
     if config.enable_base_level:
-        level = base_level(history.uses(now), now, decay=config.base_level_decay)
-        out["base_level"] = saturate(level, config.base_level_weight)
-    return out
+        level = base_levels(table.uses(now), now, decay=config.base_level_decay)
+        signals["base_level"] = [saturate(x, config.base_level_weight) for x in level.tolist()]
+    return [{name: values[i] for name, values in signals.items()} for i in range(len(histories))]
 
 
 def score(
@@ -67,12 +76,12 @@ def score(
     items = list(candidates)
     best = max((c.relevance for c in items), default=0.0) or 1.0
     for cand in items:
-        history = cand.history
         times = accesses.get(cand.key)
         if times:
-            history = History(history.created, history.rehearsals, history.rehearsed_at, times)
-            cand.history = history
-        cand.boosts = boosts(history, now, config)
+            history = cand.history
+            cand.history = History(history.created, history.rehearsals, history.rehearsed_at, times)
+    for cand, found in zip(items, boosts_of([c.history for c in items], now, config), strict=True):
+        cand.boosts = found
         if config.enable_spreading_activation and cand.activation > 0:
             cand.boosts["activation"] = saturate(cand.activation, config.activation_weight)
         cand.score = cand.relevance / best + sum(cand.boosts.values())

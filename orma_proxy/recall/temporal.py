@@ -20,8 +20,10 @@ set back, a store built for a later date) are ignored rather than rewarded.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+
+import numpy as np
 
 SECONDS_PER_DAY = 86_400.0
 
@@ -52,10 +54,14 @@ def hawkes_intensity(
     horizon_seconds: float,
 ) -> float:
     """Burst intensity ``sum(alpha * exp(-beta * dt))`` over accesses within the horizon."""
-    beta = math.log(2) / half_life_seconds
-    return sum(
-        alpha * math.exp(-beta * (now - t)) for t in accesses if 0 <= now - t <= horizon_seconds
+    intensities = hawkes_intensities(
+        _row(accesses),
+        now,
+        alpha=alpha,
+        half_life_seconds=half_life_seconds,
+        horizon_seconds=horizon_seconds,
     )
+    return float(intensities[0])
 
 
 def stability_days(rehearsals: int, *, s0_days: float, gain: float) -> float:
@@ -74,17 +80,100 @@ def ebbinghaus_retention(history: History, now: float, *, s0_days: float, gain: 
     Retrievals on one (UTC) day count once, and not on the day the item was
     created: spacing is what builds stability. A fact never recalled has ``n = rehearsals``.
     """
-    uses = history.uses(now)
-    created_day = int(history.created // SECONDS_PER_DAY)
-    retrieval_days = {int(t // SECONDS_PER_DAY) for t in history.accesses if t <= now}
-    n = max(history.rehearsals, 1) + len(retrieval_days - {created_day})
-    stability = stability_days(n, s0_days=s0_days, gain=gain)
-    return retention(now - max(uses, default=history.created), stability)
+    table = Histories.of([history])
+    return float(ebbinghaus_retentions(table, now, s0_days=s0_days, gain=gain)[0])
 
 
 def base_level(uses: Iterable[float], now: float, *, decay: float) -> float:
     """ACT-R base level ``sum((age_days + 1) ** -d)`` over uses up to ``now``."""
-    return math.fsum(((now - t) / SECONDS_PER_DAY + 1) ** -decay for t in uses if t <= now)
+    return float(base_levels(_row(uses), now, decay=decay)[0])
+
+
+# --- the same signals for many items at once -----------------------------------
+# Recall scores every candidate (often 60 or more, each with up to 32 accesses):
+# one numpy pass over a NaN-padded table instead of a Python loop per item and
+# signal. The functions above are its one-row case.
+
+
+@dataclass(frozen=True)
+class Histories:
+    """Items' histories as arrays; absent times (padding, no rehearsal) are NaN."""
+
+    created: np.ndarray  # (n,)
+    rehearsals: np.ndarray  # (n,)
+    rehearsed_at: np.ndarray  # (n,)
+    accesses: np.ndarray  # (n, m), m >= 1
+
+    @classmethod
+    def of(cls, histories: Sequence[History]) -> Histories:
+        width = max((len(h.accesses) for h in histories), default=0) or 1
+        accesses = np.full((len(histories), width), np.nan)
+        for row, h in enumerate(histories):
+            accesses[row, : len(h.accesses)] = h.accesses
+        rehearsed = [
+            h.rehearsed_at if h.rehearsed_at is not None and h.rehearsals > 1 else np.nan
+            for h in histories
+        ]
+        return cls(
+            created=np.array([h.created for h in histories], dtype=np.float64),
+            rehearsals=np.array([max(h.rehearsals, 1) for h in histories], dtype=np.float64),
+            rehearsed_at=np.array(rehearsed, dtype=np.float64),
+            accesses=accesses,
+        )
+
+    def uses(self, now: float) -> np.ndarray:
+        """Creation, accesses and last rehearsal per row; NaN where absent or after ``now``."""
+        times = np.column_stack([self.created, self.accesses, self.rehearsed_at])
+        return np.where(times <= now, times, np.nan)
+
+
+def hawkes_intensities(
+    accesses: np.ndarray,
+    now: float,
+    *,
+    alpha: float,
+    half_life_seconds: float,
+    horizon_seconds: float,
+) -> np.ndarray:
+    """``hawkes_intensity`` of each row of a NaN-padded table of access times."""
+    beta = math.log(2) / half_life_seconds
+    age = now - accesses
+    inside = (age >= 0) & (age <= horizon_seconds)
+    bursts = np.where(inside, alpha * np.exp(-beta * np.where(inside, age, 0.0)), 0.0)
+    total: np.ndarray = bursts.sum(axis=1)
+    return total
+
+
+def base_levels(uses: np.ndarray, now: float, *, decay: float) -> np.ndarray:
+    """``base_level`` of each row of a NaN-padded table of uses."""
+    age = now - uses
+    past = age >= 0
+    days = np.where(past, age, 0.0) / SECONDS_PER_DAY + 1
+    total: np.ndarray = np.where(past, days**-decay, 0.0).sum(axis=1)
+    return total
+
+
+def ebbinghaus_retentions(
+    table: Histories, now: float, *, s0_days: float, gain: float
+) -> np.ndarray:
+    """``ebbinghaus_retention`` of every row of ``table``."""
+    seen = table.accesses <= now
+    days = np.floor(np.where(seen, table.accesses, 0.0) / SECONDS_PER_DAY)
+    created_day = np.floor(table.created / SECONDS_PER_DAY)
+    spaced = np.sort(np.where(seen & (days != created_day[:, None]), days, np.inf), axis=1)
+    real = np.isfinite(spaced)
+    distinct = real[:, 0] + (real[:, 1:] & (spaced[:, 1:] != spaced[:, :-1])).sum(axis=1)
+    stability = s0_days * (1 + gain * (table.rehearsals + distinct - 1))
+    uses = table.uses(now)
+    latest = np.where(np.isnan(uses), -np.inf, uses).max(axis=1)
+    last = np.where(np.isfinite(latest), latest, table.created)
+    kept: np.ndarray = np.exp(-np.maximum(now - last, 0.0) / SECONDS_PER_DAY / stability)
+    return kept
+
+
+def _row(times: Iterable[float]) -> np.ndarray:
+    values = np.fromiter(times, dtype=np.float64)
+    return (values if values.size else np.full(1, np.nan))[None, :]
 
 
 def saturate(signal: float, weight: float) -> float:
