@@ -37,7 +37,7 @@ def sleep(
         typer.Option("--redo", help="Forget the space's states and events, rebuild them."),
     ] = False,
     space: AnySpaceOption = None,
-    upstream: UpstreamOption = "http://127.0.0.1:11434/v1",
+    upstream: UpstreamOption = None,
     db: DbOption = None,
     json_out: JsonOption = False,
 ) -> None:

@@ -32,7 +32,7 @@ def mcp(
     ctx: typer.Context,
     db: DbOption = None,
     space: SpaceOption = "default",
-    upstream: UpstreamOption = "http://127.0.0.1:11434/v1",
+    upstream: UpstreamOption = None,
     model: ModelOption = None,
     print_config: Annotated[
         str | None,
@@ -62,7 +62,8 @@ def mcp(
         return
     from orma_proxy.mcp.server import serve_stdio  # the SDK loads only for the server
 
-    config = OrmaConfig.load(upstream=upstream, model=model)
+    given = {"upstream": upstream, "model": model}
+    config = OrmaConfig.load(**{name: value for name, value in given.items() if value})
     if db is not None:
         config.db_path = db
     serve_stdio(config, space=space, embedder=cli.embedder)

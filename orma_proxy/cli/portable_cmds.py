@@ -94,7 +94,7 @@ def rebuild(
         typer.Option("--resleep", help="Also re-derive states and events (as `sleep --redo`)."),
     ] = False,
     model: ModelOption = None,
-    upstream: UpstreamOption = "http://127.0.0.1:11434/v1",
+    upstream: UpstreamOption = None,
     db: DbOption = None,
     json_out: JsonOption = False,
 ) -> None:

@@ -23,21 +23,41 @@ app = typer.Typer()
 # How long `orma up` waits for the server before giving up on opening the browser.
 BROWSER_WAIT_SECONDS = 30.0
 
+# Server options default to None: only what a user passes overrides ORMA_* and config.toml.
 UpstreamOption = Annotated[
-    str,
+    str | None,
     typer.Option(
         "--upstream",
         "-u",
         envvar="ORMA_UPSTREAM",
-        help="OpenAI-compatible upstream (Ollama, llama-server, vLLM).",
+        help="OpenAI-compatible upstream (Ollama, llama-server, vLLM). "
+        "[default: configured, else http://127.0.0.1:11434/v1]",
+        show_default=False,
     ),
 ]
 ModelOption = Annotated[
     str | None,
     typer.Option("--model", "-m", envvar="ORMA_MODEL", help="Upstream model used by sleep."),
 ]
-HostOption = Annotated[str, typer.Option("--host", envvar="ORMA_HOST", help="Address to bind.")]
-PortOption = Annotated[int, typer.Option("--port", "-p", envvar="ORMA_PORT", help="Port.")]
+HostOption = Annotated[
+    str | None,
+    typer.Option(
+        "--host",
+        envvar="ORMA_HOST",
+        help="Address to bind. [default: configured, else 127.0.0.1]",
+        show_default=False,
+    ),
+]
+PortOption = Annotated[
+    int | None,
+    typer.Option(
+        "--port",
+        "-p",
+        envvar="ORMA_PORT",
+        help="Port. [default: configured, else 8080]",
+        show_default=False,
+    ),
+]
 KeysOption = Annotated[
     str | None,
     typer.Option(
@@ -78,8 +98,8 @@ def proxy_config(
     *,
     upstream: str | None,
     model: str | None,
-    host: str,
-    port: int,
+    host: str | None,
+    port: int | None,
     db: Path | None,
     api_keys: str | None,
     api_keys_file: Path | None,
@@ -88,26 +108,30 @@ def proxy_config(
 ) -> OrmaConfig:
     """The server's configuration; refuses a public bind that nothing protects.
 
+    Only the options given override the environment and ``config.toml``;
     ``upstream`` None keeps the configured one (``orma viz`` asks no LLM anything).
     """
     keys = parse_keys(api_keys or "")
     if api_keys_file is not None:
         keys.update(load_keys_file(api_keys_file))
-    chosen = {} if upstream is None else {"upstream": upstream}
-    config = OrmaConfig.load(
-        **chosen,
-        model=model,
-        host=host,
-        port=port,
-        api_keys=keys,
-        upstream_api_key=upstream_api_key,
-        insecure=insecure,
-    )
+    given: dict[str, object] = {
+        "upstream": upstream,
+        "model": model,
+        "host": host,
+        "port": port,
+        "upstream_api_key": upstream_api_key,
+    }
+    chosen = {name: value for name, value in given.items() if value is not None}
+    if keys:
+        chosen["api_keys"] = keys
+    if insecure:
+        chosen["insecure"] = True
+    config = OrmaConfig.load(**chosen)
     if db is not None:
         config.db_path = db
-    if not _is_loopback(host) and not keys and not insecure:
+    if not _is_loopback(config.host) and not config.api_keys and not config.insecure:
         raise ConfigError(
-            f"refusing to serve memories on {host} without API keys: set ORMA_API_KEYS "
+            f"refusing to serve memories on {config.host} without API keys: set ORMA_API_KEYS "
             "(or --api-keys-file), or pass --insecure if this network is yours alone"
         )
     return config
@@ -164,10 +188,10 @@ def _open_when_up(server: uvicorn.Server, url: str) -> None:
 @app.command(rich_help_panel="Serve")
 def proxy(
     ctx: typer.Context,
-    upstream: UpstreamOption = "http://127.0.0.1:11434/v1",
+    upstream: UpstreamOption = None,
     model: ModelOption = None,
-    host: HostOption = "127.0.0.1",
-    port: PortOption = 8080,
+    host: HostOption = None,
+    port: PortOption = None,
     db: DbOption = None,
     api_keys: KeysOption = None,
     api_keys_file: KeysFileOption = None,
@@ -189,10 +213,10 @@ def proxy(
 @app.command(rich_help_panel="Serve")
 def up(
     ctx: typer.Context,
-    upstream: UpstreamOption = "http://127.0.0.1:11434/v1",
+    upstream: UpstreamOption = None,
     model: ModelOption = None,
-    host: HostOption = "127.0.0.1",
-    port: PortOption = 8080,
+    host: HostOption = None,
+    port: PortOption = None,
     db: DbOption = None,
     api_keys: KeysOption = None,
     api_keys_file: KeysFileOption = None,

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from orma_proxy.cli.serve_cmds import proxy_config
 from tests.cli.conftest import Orma
 
 
@@ -35,3 +36,19 @@ def test_a_bad_config_file_is_one_clear_error(orma: Orma, orma_home: Path) -> No
     result = orma("config")
     assert result.exit_code == 2
     assert "unknown key 'enable_hawks' (did you mean 'enable_hawkes'?)" in result.stderr
+
+
+def test_server_options_left_out_keep_the_file_s_values(orma_home: Path) -> None:
+    """`orma proxy` without --upstream/--host/--port must not put its defaults over config.toml."""
+    orma_home.mkdir(parents=True)
+    (orma_home / "config.toml").write_text(
+        'upstream = "http://10.0.0.5:8081/v1"\nport = 9090\nhost = "0.0.0.0"\ninsecure = true\n'
+    )
+    unset = {
+        "model": None, "db": None, "api_keys": None, "api_keys_file": None,
+        "upstream_api_key": None, "insecure": False,
+    }  # fmt: skip
+    quiet = proxy_config(upstream=None, host=None, port=None, **unset)  # type: ignore[arg-type]
+    assert (quiet.upstream, quiet.host, quiet.port) == ("http://10.0.0.5:8081/v1", "0.0.0.0", 9090)
+    told = proxy_config(upstream="http://127.0.0.1:1/v1", host="127.0.0.1", port=1, **unset)  # type: ignore[arg-type]
+    assert (told.upstream, told.host, told.port) == ("http://127.0.0.1:1/v1", "127.0.0.1", 1)
