@@ -28,9 +28,7 @@ async def refresh_floor(conn: aiosqlite.Connection, space: str, config: OrmaConf
 
     Runs as a writer job (inside the write transaction).
     """
-    cursor = await conn.execute(
-        "SELECT count(*) FROM sentences WHERE space = ? AND embedded = 1", (space,)
-    )
+    cursor = await conn.execute("SELECT embedded FROM space_counts WHERE space = ?", (space,))
     row = await cursor.fetchone()
     count = int(row[0]) if row else 0
     if count < config.noise_floor_min_sentences:

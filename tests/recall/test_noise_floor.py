@@ -101,3 +101,31 @@ async def test_vector_hits_under_the_floor_carry_no_weight(amem: AsyncMemory) ->
     amem.config.enable_similarity_weighting = True
     related = await amem.search("what did we cook for dinner?", space="food", k=5)
     assert related.passages  # a real match is above the floor
+
+
+async def test_the_embedded_count_follows_every_write_path(amem: AsyncMemory) -> None:
+    """The floor check reads a trigger-kept count; it must equal a real count after
+    adds, indexing, a second space, a purge and a full re-embed."""
+
+    def counts() -> tuple[dict[str, int], dict[str, int]]:
+        with raw(amem.path) as conn:
+            kept = dict(conn.execute("SELECT space, embedded FROM space_counts").fetchall())
+            real = dict(
+                conn.execute(
+                    "SELECT space, count(*) FROM sentences WHERE embedded = 1 GROUP BY space"
+                ).fetchall()
+            )
+        return {k: v for k, v in kept.items() if v}, real
+
+    first = await amem.add(" ".join(FOOD[:6]))
+    await amem.add(" ".join(FOOD[6:9]), space="bob")
+    await amem.flush()
+    kept, real = counts()
+    assert kept == real == {"default": 6, "bob": 3}
+    await amem.purge([first])
+    kept, real = counts()
+    assert kept == real == {"bob": 3}
+    await amem.rebuild()
+    await amem.flush()
+    kept, real = counts()
+    assert kept == real == {"bob": 3}
