@@ -30,6 +30,10 @@ from orma_proxy.sleep.verify import Verified, VerifiedEvent, VerifiedState
 
 # ``metadata["orma"]`` of the episode recording a rule registered by hand (``orma_forbid``).
 FORBID_MARK = "forbid"
+# ``metadata["orma"]`` of the episode recording a user's correction (``supersede``).
+SUPERSEDE_MARK = "supersede"
+# ``states.end_reason`` of a state the user closed (``orma forget``).
+FORGOTTEN = "forgotten"
 
 
 @dataclass(frozen=True)
@@ -198,7 +202,7 @@ async def apply_state(
     """
     state_id = await _apply_state(conn, space, state, config, BatchOutcome(), time.time())
     if state_id is None:
-        raise InputError("an ended state cannot be registered")
+        raise InputError("an ended or forgotten state cannot be registered")
     return state_id
 
 
@@ -211,6 +215,10 @@ async def _apply_state(
     now: float,
 ) -> int | None:
     holder = await entity_id(conn, space, state.entity, "person", now)
+    if not state.ended and await _forgotten(conn, space, holder, state):
+        # The same line read again (``sleep --redo``): what the user forgot stays forgotten.
+        outcome.rejections.append(_rejection(state, "the user forgot this fact"))
+        return None
     if state.prohibited and not state.ended:
         registered = await _rule_from_line(conn, space, holder, state.line.sentence_id)
         if registered is not None:
@@ -356,6 +364,18 @@ async def _apply_event(
     event_id = int(row[0])
     outcome.events_added += 1
     await link_event(conn, space, event_id, event.what, event.who, now)
+
+
+async def _forgotten(
+    conn: aiosqlite.Connection, space: str, holder: int, state: VerifiedState
+) -> bool:
+    """Whether the user forgot this very fact as drawn from this very line."""
+    rows = await conn.execute_fetchall(
+        "SELECT value FROM states WHERE space = ? AND entity_id = ? AND attribute = ? "
+        "AND condition = ? AND sentence_id = ? AND end_reason = ?",
+        (space, holder, state.attribute, state.condition, state.line.sentence_id, FORGOTTEN),
+    )
+    return any(value_key(r[0]) == value_key(state.value) for r in rows)
 
 
 def _rejection(state: VerifiedState, reason: str) -> Rejection:

@@ -91,3 +91,23 @@ async def test_enable_semantic_off_makes_no_states(
         report = await mem.sleep()
         assert report.batches == 0 and report.skipped
         assert await mem.facts() == []
+
+
+async def test_redo_keeps_forgotten_facts_forgotten_and_corrections_made(
+    config: OrmaConfig, embedder: OnnxEmbedder
+) -> None:
+    """Redo re-reads the episodes; it must not undo what the user did by hand."""
+    config = config.model_copy(update={"upstream": ""})
+    async with AsyncMemory(config=config, embedder=embedder) as mem:
+        await mem.add("My dentist is Dr. Rao in Kothrud.", role="note")
+        await mem.add("I work as a backend engineer at Zerodha.", role="user")
+        await mem.sleep()
+        dentist = next(f for f in await mem.facts() if f.attribute == "dentist")
+        await mem.forget(dentist.id)
+        await mem.supersede("Zerodha", "Google")
+        before = sorted(f.text for f in await mem.facts())
+        assert "user · employer: Google" in before and not any("dentist" in t for t in before)
+        await mem.sleep(redo=True)
+        assert sorted(f.text for f in await mem.facts()) == before
+        history = await mem.facts(include_history=True)
+        assert any(f.attribute == "dentist" and not f.active for f in history)
