@@ -426,10 +426,10 @@ class AsyncMemory:
         if isinstance(state_id, bool) or not isinstance(state_id, int):
             raise InputError(f"state_id must be an integer, not {state_id!r}")
         await db.writer.submit(lambda conn: forget_state(conn, space, state_id))
-        return await self._state(space, state_id)
+        return await self._state(space, state_id, released=True)
 
-    async def _state(self, space: str, state_id: int) -> State:
-        found = await state_by_id(self._opened().reader, space, state_id)
+    async def _state(self, space: str, state_id: int, *, released: bool = False) -> State:
+        found = await state_by_id(self._opened().reader, space, state_id, released=released)
         if found is None:  # removed in between, e.g. by a redo in another process
             raise OrmaError(f"state #{state_id} of space {space!r} is gone")
         return found

@@ -78,14 +78,16 @@ class Event:
 # Every read of states and events goes through these two: a released item (``orma
 # release``) and an event drawn from a corrected line (``supersede``) never come
 # back. The tests sit in the inner joins so callers can still append their WHERE.
-_STATE_SQL = (
+_STATE_SELECT = (
     "SELECT s.id, e.name, s.attribute, s.value, s.condition, s.prohibited, s.active, s.since, "
     "s.valid_from, s.valid_to, s.rehearsals, s.sentence_id, s.episode_id, "
     "coalesce(t.text, ''), s.superseded_by, n.value, s.end_reason "
-    "FROM states s JOIN entities e ON e.id = s.entity_id AND s.released_by IS NULL "
+    "FROM states s JOIN entities e ON e.id = s.entity_id{shown} "
     "LEFT JOIN states n ON n.id = s.superseded_by "
     "LEFT JOIN sentences t ON t.id = s.sentence_id "
 )
+_STATE_SQL = _STATE_SELECT.format(shown=" AND s.released_by IS NULL")
+_ANY_STATE_SQL = _STATE_SELECT.format(shown="")  # released ones too
 _EVENT_SQL = (
     "SELECT v.id, v.what, v.when_text, v.date, v.precision, v.who, v.sentence_id, "
     "v.episode_id, coalesce(t.text, '') FROM events v "
@@ -161,9 +163,14 @@ async def forbidden_states(conn: aiosqlite.Connection, space: str) -> list[State
     return [_state(r) for r in rows]
 
 
-async def state_by_id(conn: aiosqlite.Connection, space: str, state_id: int) -> State | None:
-    """State ``state_id`` if it belongs to ``space`` (active or closed)."""
-    sql = _STATE_SQL + "WHERE s.space = ? AND s.id = ?"
+async def state_by_id(
+    conn: aiosqlite.Connection, space: str, state_id: int, *, released: bool = False
+) -> State | None:
+    """State ``state_id`` if it belongs to ``space`` (active or closed).
+
+    A released state (hidden by ``orma release``) only with ``released``.
+    """
+    sql = (_ANY_STATE_SQL if released else _STATE_SQL) + "WHERE s.space = ? AND s.id = ?"
     rows = list(await conn.execute_fetchall(sql, (space, state_id)))
     return _state(rows[0]) if rows else None
 

@@ -46,6 +46,21 @@ async def test_the_facts_drawn_from_a_released_line_go_and_come_back_with_it(
     assert "Dr. Rao" in (await amem.recall("Who is my dentist?")).text
 
 
+async def test_a_released_fact_can_still_be_forgotten(amem: AsyncMemory) -> None:
+    """Forgetting it closes it and says so (it used to close it, then report it "gone")."""
+    await remember(amem)
+    released = await amem.release("my dentist")
+    (state_id,) = released.affected.states
+    forgotten = await amem.forget(state_id)
+    assert (forgotten.attribute, forgotten.active, forgotten.end_reason) == (
+        "dentist",
+        False,
+        "forgotten",
+    )
+    await amem.unrelease(released.release_id or 0)
+    assert [s.attribute for s in await amem.facts()] == ["home_city"]  # closed for good
+
+
 async def test_a_release_matching_nothing_writes_nothing(amem: AsyncMemory) -> None:
     await remember(amem)
     before = await exported(amem)
