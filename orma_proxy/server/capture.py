@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from collections.abc import Callable
 from typing import Any, Literal
 
@@ -27,6 +28,8 @@ BULK_LINES = 256
 MAX_LINE_BYTES = 1 << 20
 # At shutdown, recordings still running get this long to finish.
 RECORD_DRAIN_SECONDS = 10.0
+# A text purge is remembered this long for replies that were streaming while it ran.
+PURGE_MEMORY_SECONDS = 3600.0
 
 
 class ReplyCapture:
@@ -189,14 +192,33 @@ class Recorder:
         self._memory = memory
         self._on_recorded = on_recorded
         self._tasks: set[asyncio.Task[None]] = set()
+        self._purges: list[tuple[float, str, str]] = []  # (monotonic time, space, text)
+
+    def purged(self, space: str, text: str) -> None:
+        """A purge of ``text`` just ran in ``space``.
+
+        A reply still streaming then is recorded after it: its recording purges
+        the text again (``record``'s ``began``), so the purge holds for it too.
+        """
+        now = time.monotonic()
+        recent = [p for p in self._purges if now - p[0] < PURGE_MEMORY_SECONDS]
+        self._purges = [*recent, (now, space, text)]
 
     def record(
-        self, space: str, turns: list[Turn], reply: str, *, partial: bool, model: str | None
+        self,
+        space: str,
+        turns: list[Turn],
+        reply: str,
+        *,
+        partial: bool,
+        model: str | None,
+        began: float,
     ) -> None:
-        """Schedule the recording of one exchange; returns at once."""
+        """Schedule the recording of one exchange (its request came at ``began``, monotonic)."""
         if not turns and not reply:
             return
-        task = asyncio.create_task(self._write(space, turns, reply, partial, model))
+        again = [text for at, where, text in self._purges if where == space and at >= began]
+        task = asyncio.create_task(self._write(space, turns, reply, partial, model, again))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
@@ -214,7 +236,13 @@ class Recorder:
         await self.settle()
 
     async def _write(
-        self, space: str, turns: list[Turn], reply: str, partial: bool, model: str | None
+        self,
+        space: str,
+        turns: list[Turn],
+        reply: str,
+        partial: bool,
+        model: str | None,
+        purge_again: list[str],
     ) -> None:
         meta: dict[str, Any] = {"via": "proxy", **({"model": model} if model else {})}
         try:
@@ -224,6 +252,8 @@ class Recorder:
                 await self._memory.add(
                     reply, space=space, role="assistant", metadata={**meta, "partial": partial}
                 )
+            for text in purge_again:
+                await self._memory.purge(text, space)
         except Exception as exc:  # memory never breaks chat: log and carry on
             log.warning("recording the turn in space %r failed: %s", space, exc)
             return

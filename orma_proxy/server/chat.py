@@ -82,6 +82,7 @@ async def read_json_body(request: Request, limit: int) -> tuple[bytes, dict[str,
 
 
 async def handle_chat(request: Request, flavor: Flavor) -> Response:
+    began = time.monotonic()  # a purge after this also covers what this turn records
     state = request.app.state
     config: OrmaConfig = state.config
     guard: Guard = state.guard
@@ -135,7 +136,9 @@ async def handle_chat(request: Request, flavor: Flavor) -> Response:
         finished = True
         gate.chat_finished()
         if with_memory and record:
-            recorder.record(space, turns, capture.reply(), partial=partial, model=body.get("model"))
+            recorder.record(
+                space, turns, capture.reply(), partial=partial, model=body.get("model"), began=began
+            )
 
     try:
         reply = await until_disconnect(request, upstream.client.send(outgoing, stream=True))

@@ -63,6 +63,8 @@ async def forget(request: Request) -> Response:
         raise BadRequestError(str(exc)) from exc
     if result.operation == "purge" and not result.dry_run:
         state.last_blocks.pop(space, None)  # the block shown last may quote what was erased
+        if asked.query is not None:
+            state.recorder.purged(space, asked.query)
     return JSONResponse(result.as_dict())
 
 
