@@ -23,7 +23,7 @@ from orma_proxy.embed.base import Vectors
 from orma_proxy.recall.fts import BM25_SQL, bm25_params
 from orma_proxy.store.episodes import SentenceRow
 from orma_proxy.store.vector_index import VectorIndex
-from orma_proxy.store.vectors import CANDIDATE_NEAREST_SQL, NEAREST_SQL, nearest_params
+from orma_proxy.store.vectors import INDEX_NEAREST_SQL, NEAREST_SQL, nearest_params
 
 EmbedQuery = Callable[[str], Awaitable[Vectors]]
 
@@ -74,7 +74,7 @@ _WITH_ROWS = (
 )
 LEXICAL_SQL = _WITH_ROWS.format(hits=BM25_SQL)
 SEMANTIC_SQL = _WITH_ROWS.format(hits=NEAREST_SQL)
-CANDIDATE_SEMANTIC_SQL = _WITH_ROWS.format(hits=CANDIDATE_NEAREST_SQL)
+INDEX_SEMANTIC_SQL = _WITH_ROWS.format(hits=INDEX_NEAREST_SQL)
 
 
 async def _ranked(
@@ -105,7 +105,8 @@ async def hybrid_search(
     """The ``k`` best passages of ``space`` for ``query``.
 
     With ``vectors``, the coarse k-NN runs in memory once that index holds the
-    space (it catches up on the reader while the query is being embedded).
+    space (it catches up on the reader while the query is being embedded);
+    ``conn`` must have its ``orma_coarse`` function (``VectorIndex.register``).
     """
     query = query[: config.max_query_chars]
     if config.enable_semantic:
@@ -119,17 +120,15 @@ async def hybrid_search(
         if vectors is not None:
             await vectors.catch_up(conn)
         vector = await vector_task
-        coarse = config.search_k * config.vector_oversample
-        found = None if vectors is None else await vectors.candidates(space, vector, coarse)
         semantic = nearest_params(
             vector,
             space,
             k=config.search_k,
             oversample=config.vector_oversample,
             use_floor=config.enable_similarity_weighting,
-            candidates=found,
         )
-        sql = SEMANTIC_SQL if found is None else CANDIDATE_SEMANTIC_SQL
+        in_memory = vectors is not None and vectors.use(space)
+        sql = INDEX_SEMANTIC_SQL if in_memory else SEMANTIC_SQL
         rankings.append(await _ranked(conn, sql, semantic, rows))
     fused = rrf_fuse(rankings, config.rrf_k)
     best = sorted(fused, key=fused.__getitem__, reverse=True)[:k]

@@ -50,10 +50,16 @@ _PAGE_POLICY = (
 
 
 async def open_viz_reader(memory: AsyncMemory) -> aiosqlite.Connection:
-    """The viz's own read-only connection to the memory's file (closed by the lifespan)."""
-    return await open_async(
+    """The viz's own read-only connection to the memory's file (closed by the lifespan).
+
+    Its recall preview searches like the proxy, so it gets the in-memory k-NN's
+    ``orma_coarse`` function too.
+    """
+    conn = await open_async(
         memory.path, busy_timeout_ms=memory.config.busy_timeout_ms, read_only=True
     )
+    await memory.vector_index.register(conn)
+    return conn
 
 
 def _space(request: Request) -> str:

@@ -84,6 +84,7 @@ class Database:
             load_after=config.vector_memory_after,
             catch_up_max=config.vector_catch_up_max,
         )
+        await vectors.register(reader)
         return cls(path, reader, writer_conn, writer, embedder, vectors)
 
     async def close(self) -> None:

@@ -18,6 +18,7 @@ never pays for loading; until then searches use vec0.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import sqlite3
 import threading
@@ -164,16 +165,41 @@ class VectorIndex:
     async def candidates(self, space: str, query: Vectors, count: int) -> list[int] | None:
         """The ``count`` Hamming-nearest sentence ids, or None while ``space`` isn't held.
 
-        Call ``catch_up`` first. Counting the searches here is what starts a
-        background load once a space has been searched often enough.
+        Call ``catch_up`` first (benchmarks and tests; a search uses ``use`` and
+        the ``orma_coarse`` SQL function instead, one trip to a thread less).
+        """
+        if not self.use(space):
+            return None
+        return await asyncio.to_thread(self._spaces[space].nearest, query, count)
+
+    def use(self, space: str) -> bool:
+        """Count a search of ``space``; True if its coarse k-NN can run in memory now.
+
+        Counting is what starts a background load once a space has been searched
+        ``load_after`` times.
+        """
+        if space in self._spaces:
+            return True
+        self._searches[space] += 1
+        if 0 < self._load_after <= self._searches[space] and space not in self._loading:
+            self._loading[space] = asyncio.create_task(self._load(space))
+        return False
+
+    def coarse_json(self, space: str, query: bytes, count: int) -> str:
+        """``orma_coarse(space, q, kc)``: the candidates as a JSON array, for ``json_each``.
+
+        Registered on the reader connection, so the Hamming k-NN runs in the
+        reader's thread inside the search's own statement. A space dropped
+        meanwhile (a bulk change) gives no candidates for that one search.
         """
         held = self._spaces.get(space)
         if held is None:
-            self._searches[space] += 1
-            if 0 < self._load_after <= self._searches[space] and space not in self._loading:
-                self._loading[space] = asyncio.create_task(self._load(space))
-            return None
-        return await asyncio.to_thread(held.nearest, query, count)
+            return "[]"
+        return json.dumps(held.nearest(np.frombuffer(query, dtype=np.float32), count))
+
+    async def register(self, conn: aiosqlite.Connection) -> None:
+        """Make ``orma_coarse`` available to the statements of ``conn``."""
+        await conn.create_function("orma_coarse", 3, self.coarse_json)
 
     async def _load(self, space: str) -> None:
         try:

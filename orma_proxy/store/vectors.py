@@ -125,6 +125,11 @@ NEAREST_SQL = _NEAREST.format(
 CANDIDATE_NEAREST_SQL = _NEAREST.format(
     coarse="SELECT value AS sentence_id FROM json_each(:candidates)"
 )
+# The same, the candidates found in memory by ``VectorIndex`` inside this statement
+# (the ``orma_coarse`` function registered on the reader connection).
+INDEX_NEAREST_SQL = _NEAREST.format(
+    coarse="SELECT value AS sentence_id FROM json_each(orma_coarse(:space, :q, :kc))"
+)
 
 
 def nearest_params(
