@@ -166,6 +166,7 @@ async def measure_search(
     await mem.flush()  # the space's bit vectors are in memory now, as in a running proxy
     total = [await timed(functools.partial(mem.search, q, space=SPACE)) for q in queries]
     reader = await open_async(mem.path, busy_timeout_ms=mem.config.busy_timeout_ms, read_only=True)
+    await mem.vector_index.register(reader)  # the search's in-memory k-NN, as the proxy's
     try:
         split: dict[str, list[float]] = {name: [] for name in STAGES}
         for query in queries[:WARMUP_QUERIES] + queries:
@@ -194,7 +195,6 @@ async def stage_times(
     lexical = await bm25_search(reader, query, SPACE, config.search_k)
     lexed = time.perf_counter()
     await mem.vector_index.catch_up(reader)
-    coarse = config.search_k * config.vector_oversample
     semantic = await nearest(
         reader,
         vector,
@@ -202,7 +202,7 @@ async def stage_times(
         k=config.search_k,
         oversample=config.vector_oversample,
         use_floor=config.enable_similarity_weighting,
-        candidates=await mem.vector_index.candidates(SPACE, vector, coarse),
+        in_memory=mem.vector_index.use(SPACE),
     )
     searched = time.perf_counter()
     fused = rrf_fuse([[i for i, _ in lexical], [i for i, _ in semantic]], config.rrf_k)
@@ -249,9 +249,9 @@ async def measure_recall(mem: AsyncMemory, queries: list[str]) -> float:
     """
     vectors = await asyncio.to_thread(embed_queries, mem.embedder, queries)
     truth = await asyncio.to_thread(exact_neighbours, mem.path, mem.config, vectors, RECALL_K)
-    coarse = mem.config.search_k * mem.config.vector_oversample
     found = 0
     reader = await open_async(mem.path, busy_timeout_ms=mem.config.busy_timeout_ms, read_only=True)
+    await mem.vector_index.register(reader)  # the search's in-memory k-NN, as the proxy's
     try:
         for vector, exact in zip(vectors, truth, strict=True):
             approx = await nearest(
@@ -261,7 +261,7 @@ async def measure_recall(mem: AsyncMemory, queries: list[str]) -> float:
                 k=mem.config.search_k,
                 oversample=mem.config.vector_oversample,
                 use_floor=False,
-                candidates=await mem.vector_index.candidates(SPACE, vector, coarse),
+                in_memory=mem.vector_index.use(SPACE),
             )
             found += len(exact & {sid for sid, _ in approx[:RECALL_K]})
     finally:

@@ -162,15 +162,10 @@ class VectorIndex:
             )
         self._applied = changes[-1][0]
 
-    async def candidates(self, space: str, query: Vectors, count: int) -> list[int] | None:
-        """The ``count`` Hamming-nearest sentence ids, or None while ``space`` isn't held.
-
-        Call ``catch_up`` first (benchmarks and tests; a search uses ``use`` and
-        the ``orma_coarse`` SQL function instead, one trip to a thread less).
-        """
-        if not self.use(space):
-            return None
-        return await asyncio.to_thread(self._spaces[space].nearest, query, count)
+    def nearest(self, space: str, query: Vectors, count: int) -> list[int] | None:
+        """The ``count`` Hamming-nearest sentence ids, or None while ``space`` isn't held."""
+        held = self._spaces.get(space)
+        return None if held is None else held.nearest(query, count)
 
     def use(self, space: str) -> bool:
         """Count a search of ``space``; True if its coarse k-NN can run in memory now.
@@ -192,10 +187,8 @@ class VectorIndex:
         reader's thread inside the search's own statement. A space dropped
         meanwhile (a bulk change) gives no candidates for that one search.
         """
-        held = self._spaces.get(space)
-        if held is None:
-            return "[]"
-        return json.dumps(held.nearest(np.frombuffer(query, dtype=np.float32), count))
+        found = self.nearest(space, np.frombuffer(query, dtype=np.float32), count)
+        return json.dumps(found or [])
 
     async def register(self, conn: aiosqlite.Connection) -> None:
         """Make ``orma_coarse`` available to the statements of ``conn``."""

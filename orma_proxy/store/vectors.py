@@ -8,8 +8,6 @@ cosine against the float32 copies in ``sentence_vectors``.
 
 from __future__ import annotations
 
-import json
-
 import aiosqlite
 import numpy as np
 
@@ -108,8 +106,8 @@ async def store_vectors(
 # The ``:k`` sentences of ``:space`` nearest to the float32 blob ``:q``: ``:kc``
 # coarse candidates re-ranked by exact cosine on the float copies, hits under
 # the space's noise floor dropped if ``:use_floor``. The candidates come from a
-# Hamming k-NN over vec0's bit vectors, or (CANDIDATE_NEAREST_SQL) are the ids
-# in the JSON array ``:candidates`` found by ``VectorIndex`` in memory.
+# Hamming k-NN over vec0's bit vectors, or (INDEX_NEAREST_SQL) from the one
+# ``VectorIndex`` runs in memory.
 _NEAREST = (
     "WITH coarse AS ({coarse}), "
     "scored AS (SELECT v.sentence_id, 1.0 - vec_distance_cosine(v.embedding, :q) AS sim "
@@ -122,11 +120,8 @@ NEAREST_SQL = _NEAREST.format(
     coarse=f"SELECT sentence_id FROM {VEC_TABLE} "
     "WHERE embedding MATCH vec_quantize_binary(:q) AND k = :kc AND space = :space"
 )
-CANDIDATE_NEAREST_SQL = _NEAREST.format(
-    coarse="SELECT value AS sentence_id FROM json_each(:candidates)"
-)
-# The same, the candidates found in memory by ``VectorIndex`` inside this statement
-# (the ``orma_coarse`` function registered on the reader connection).
+# The candidates found in memory by ``VectorIndex`` inside this statement (the
+# ``orma_coarse`` function it registers on the reader connection).
 INDEX_NEAREST_SQL = _NEAREST.format(
     coarse="SELECT value AS sentence_id FROM json_each(orma_coarse(:space, :q, :kc))"
 )
@@ -139,19 +134,15 @@ def nearest_params(
     k: int,
     oversample: int,
     use_floor: bool,
-    candidates: list[int] | None = None,
 ) -> dict[str, object]:
-    """The named parameters of ``NEAREST_SQL`` (or, given ``candidates``, of the other)."""
-    params: dict[str, object] = {
+    """The named parameters of ``NEAREST_SQL`` and ``INDEX_NEAREST_SQL``."""
+    return {
         "q": np.ascontiguousarray(query, dtype=np.float32).tobytes(),
         "kc": k * oversample,
         "space": space,
         "k": k,
         "use_floor": use_floor,
     }
-    if candidates is not None:
-        params["candidates"] = json.dumps(candidates)
-    return params
 
 
 async def nearest(
@@ -162,17 +153,14 @@ async def nearest(
     k: int,
     oversample: int,
     use_floor: bool,
-    candidates: list[int] | None = None,
+    in_memory: bool = False,
 ) -> list[tuple[int, float]]:
     """The ``k`` sentences of ``space`` most similar to ``query``: (id, cosine similarity).
 
     With ``use_floor``, hits under the space's noise floor are left out: they are
-    no more similar than two random sentences of that space. ``candidates``
-    (from ``VectorIndex``) replace vec0's coarse k-NN.
+    no more similar than two random sentences of that space. ``in_memory``: the
+    coarse k-NN is ``VectorIndex``'s (``conn`` carries its ``orma_coarse``).
     """
-    params = nearest_params(
-        query, space, k=k, oversample=oversample, use_floor=use_floor, candidates=candidates
-    )
-    sql = NEAREST_SQL if candidates is None else CANDIDATE_NEAREST_SQL
-    rows = await conn.execute_fetchall(sql, params)
+    params = nearest_params(query, space, k=k, oversample=oversample, use_floor=use_floor)
+    rows = await conn.execute_fetchall(INDEX_NEAREST_SQL if in_memory else NEAREST_SQL, params)
     return [(int(r[0]), float(r[1])) for r in rows]

@@ -108,13 +108,13 @@ async def test_another_processs_writes_and_purges_are_seen(
         await cli.flush()
         query = embedder.embed(["where does my pet go when it storms?"])[0]
         await index.catch_up(proxy._opened().reader)
-        found = await index.candidates("alice", query, 1)
+        found = index.nearest("alice", query, 1)
         hit = (await proxy.search("where does my pet go when it storms?", space="alice")).passages
         assert hit[0].text == text and found == [hit[0].sentence_id]
 
         await cli.purge([episode], space="alice")
         await index.catch_up(proxy._opened().reader)
-        assert hit[0].sentence_id not in (await index.candidates("alice", query, 50) or [])
+        assert hit[0].sentence_id not in (index.nearest("alice", query, 50) or [])
         texts = [p.text for p in (await proxy.search("cat under the sofa", space="alice")).passages]
         assert text not in texts
 
@@ -126,7 +126,7 @@ async def test_a_held_space_never_yields_another_spaces_sentences(amem: AsyncMem
     await amem.flush()
     index = await _held(amem, "bob")
     query = amem.embedder.embed(["dentist"])[0]
-    bob_ids = await index.candidates("bob", query, 100)
+    bob_ids = index.nearest("bob", query, 100)
     assert bob_ids is not None and len(bob_ids) == 1
     passages = (await amem.search("dentist", space="bob")).passages
     assert [p.text for p in passages] == ["Bob's dentist is Dr. Shah."]
@@ -147,7 +147,7 @@ async def test_too_many_changes_reload_instead_of_patching(tmp_path: Path) -> No
         await index.settle()
         assert index.holds("s")
         query = HashingEmbedder().embed(["bulk note number 4"])[0]
-        assert len(await index.candidates("s", query, 100) or []) == 6
+        assert len(index.nearest("s", query, 100) or []) == 6
 
 
 @pytest.mark.parametrize("after", [0, 3])
