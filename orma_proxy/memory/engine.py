@@ -235,7 +235,7 @@ class AsyncMemory:
         if k < 1:
             raise InputError("k must be at least 1")
         passages = await hybrid_search(
-            db.reader, self._embed_query, query, space, k=k, config=self.config, vectors=db.vectors
+            db.reader, self.embed_query, query, space, k=k, config=self.config, vectors=db.vectors
         )
         states: list[object] = []
         events: list[object] = []
@@ -280,7 +280,7 @@ class AsyncMemory:
             exclude_texts=tuple(exclude_texts),
         )
         block = await recall_block(
-            db.reader, self._embed_query, request, self.config, vectors=db.vectors
+            db.reader, self.embed_query, request, self.config, vectors=db.vectors
         )
         assert self._access is not None
         self._access.record(space, block.keys(), now)
@@ -330,7 +330,7 @@ class AsyncMemory:
 
     async def warm_up(self) -> None:
         """Run the query path once so the first real request doesn't pay for it."""
-        await self._embed_query("warm up")
+        await self.embed_query("warm up")
 
     async def stats(self, space: str | None = None) -> Stats:
         db = self._opened()
@@ -350,7 +350,8 @@ class AsyncMemory:
             return self._given_embedder
         return load_embedder(self.config, recorded_model)
 
-    async def _embed_query(self, query: str) -> Vectors:
+    async def embed_query(self, query: str) -> Vectors:
+        """The query vector recall and search use, embedded on the query thread."""
         loop = asyncio.get_running_loop()
         embedder = self.embedder
         vectors = await loop.run_in_executor(self._query_pool, embedder.embed, [query])
@@ -473,7 +474,7 @@ class AsyncMemory:
         if not -1.0 <= threshold <= 1.0 or max_items < 1:
             raise InputError("threshold must lie in [-1, 1] and max_items be at least 1")
         await self.flush()  # a sentence without its vector could not be judged by meaning
-        vector = await self._embed_query(query[: self.config.max_query_chars])
+        vector = await self.embed_query(query[: self.config.max_query_chars])
         return await release(
             db, query, vector, space, threshold=threshold, max_items=max_items, dry_run=dry_run
         )

@@ -11,33 +11,19 @@ what activation reached, hop by hop.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from typing import Any
 
 import aiosqlite
 
-from orma_proxy.embed.base import Embedder, Vectors, fit
 from orma_proxy.memory.engine import AsyncMemory
 from orma_proxy.recall.access import ItemKey
 from orma_proxy.recall.candidates import Candidate, Pool
 from orma_proxy.recall.pipeline import rank_pool
-from orma_proxy.recall.search import EmbedQuery
 from orma_proxy.viz.graph import node_id
 
 # Ranked matches returned to the page.
 _MATCHES = 12
-
-
-def query_embedder(embedder: Embedder) -> EmbedQuery:
-    """Embeds a query in a worker thread, shaped as recall expects."""
-
-    async def embed(text: str) -> Vectors:
-        vectors = await asyncio.to_thread(embedder.embed, [text])
-        query_vector: Vectors = fit(vectors, 1, embedder.dim, embedder.model_id)[0]
-        return query_vector
-
-    return embed
 
 
 def _graph_keys(cand: Candidate, pool: Pool) -> list[ItemKey]:
@@ -55,7 +41,7 @@ async def recall_preview(
     # Ranked before the block: recall logs its items, which would move their boosts.
     pool, best_first = await rank_pool(
         conn,
-        query_embedder(memory.embedder),
+        memory.embed_query,
         query[: config.max_query_chars],
         space,
         config,

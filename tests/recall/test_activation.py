@@ -80,7 +80,7 @@ async def test_toothache_reaches_the_dentist_through_shared_entities(amem: Async
     ids = await toothache_store(amem)
     await amem.flush()
     reader, now = amem._opened().reader, ts(LATER)
-    pool = await gather(reader, amem._embed_query, QUERY, "default", amem.config, now)
+    pool = await gather(reader, amem.embed_query, QUERY, "default", amem.config, now)
     await activate(reader, pool, QUERY, "default", amem.config)
     dentist, home = pool.items[("state", ids["dentist"])], pool.items[("state", ids["home"])]
     # Both get the user's share (fan 3); Dr. Rao (fan 2) adds far more than Pune (fan 61).
@@ -101,6 +101,6 @@ async def test_without_spreading_nothing_gets_an_activation_boost(
         await toothache_store(mem)
         await mem.flush()
         reader, now = mem._opened().reader, ts(LATER)
-        pool = await gather(reader, mem._embed_query, QUERY, "default", config, now)
+        pool = await gather(reader, mem.embed_query, QUERY, "default", config, now)
         ranked = score(pool.items.values(), {}, now, config)
     assert all("activation" not in c.boosts for c in ranked)
