@@ -46,11 +46,6 @@ class OnnxEmbedder:
         source = model if isinstance(model, bytes) else str(model)
         try:
             self._session = _session(source, threads)
-            # One text (a query) runs on its own single-threaded session: at
-            # ~10 tokens, handing work to a second thread costs more than it
-            # saves (MiniLM int8 query p50 5.2 vs 6.6 ms), and a query never
-            # queues behind the indexer's batch on the shared thread pool.
-            self._single = self._session if threads == 1 else _session(source, 1)
             self._tokenizer = Tokenizer.from_str(tokenizer_json)
         except Exception as exc:  # onnxruntime raises its own untyped errors
             raise EmbedderError(f"cannot load embedding model {model_id}: {exc}") from exc
@@ -89,8 +84,7 @@ class OnnxEmbedder:
         feeds = {"input_ids": ids, "attention_mask": mask}
         if "token_type_ids" in self._inputs:
             feeds["token_type_ids"] = np.zeros_like(ids)
-        session = self._single if len(texts) == 1 else self._session
-        hidden = session.run(None, {k: v for k, v in feeds.items() if k in self._inputs})[0]
+        hidden = self._session.run(None, {k: v for k, v in feeds.items() if k in self._inputs})[0]
         if self.pooling == "cls":
             pooled = hidden[:, 0, :]
         else:
