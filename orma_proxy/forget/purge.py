@@ -67,7 +67,7 @@ async def _erase(conn: aiosqlite.Connection, space: str, found: Affected, text: 
     episodes, sentences = ids_json(found.episodes), ids_json(found.sentences)
     states, events = ids_json(found.states), ids_json(found.events)
     await conn.execute(
-        f"DELETE FROM recall_access WHERE space = ? AND ((kind = 'passage' AND item_id {IN_IDS}) "
+        f"DELETE FROM recall_history WHERE space = ? AND ((kind = 'passage' AND item_id {IN_IDS}) "
         f"OR (kind = 'state' AND item_id {IN_IDS}) OR (kind = 'event' AND item_id {IN_IDS}))",
         (space, sentences, states, events),
     )

@@ -115,9 +115,19 @@ async def _replace(
         for sql in (
             "UPDATE states SET sentence_id = ? WHERE sentence_id = ?",
             "UPDATE events SET sentence_id = ? WHERE sentence_id = ?",
-            "UPDATE recall_access SET item_id = ? WHERE kind = 'passage' AND item_id = ?",
         ):
             await conn.execute(sql, (target, old.id))
+        # Several old sentences may map to one new one: their histories are joined.
+        await conn.execute(
+            "INSERT INTO recall_history (space, kind, item_id, times) "
+            "SELECT space, kind, ?, times FROM recall_history "
+            "WHERE kind = 'passage' AND item_id = ? "
+            "ON CONFLICT DO UPDATE SET times = times || excluded.times",
+            (target, old.id),
+        )
+        await conn.execute(
+            "DELETE FROM recall_history WHERE kind = 'passage' AND item_id = ?", (old.id,)
+        )
         await conn.execute(
             "INSERT INTO sentence_fts (sentence_fts, rowid, text, space_tag) "
             "SELECT 'delete', id, text, space_tag FROM sentences WHERE id = ?",

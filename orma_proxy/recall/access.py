@@ -5,19 +5,21 @@ to a buffer; one background task writes the buffer through the single writer
 ``access_flush_seconds`` later, in one job, however many recalls happened
 meanwhile. Only the newest ``access_keep_per_item`` accesses of an item are
 kept: a use older than those adds next to nothing to any boost, and reading
-an item's history must stay cheap.
+an item's history must stay cheap (its times are one packed value).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import sqlite3
 from collections.abc import Iterable
 from typing import Literal
 
 import aiosqlite
+import numpy as np
 
 from orma_proxy.config import OrmaConfig
 from orma_proxy.errors import OrmaError
@@ -30,6 +32,20 @@ ItemKey = tuple[Kind, int]
 _Row = tuple[str, str, int, float]  # space, kind, item_id, at
 
 
+# recall_history.times: big-endian int64 milliseconds, oldest first (migration 0007).
+_TIME = np.dtype(">i8")
+
+
+def pack_times(times: Iterable[float]) -> bytes:
+    """Access times (Unix seconds) as ``recall_history.times`` stores them."""
+    return np.round(np.asarray(sorted(times), dtype=np.float64) * 1000).astype(_TIME).tobytes()
+
+
+def unpack_times(blob: bytes) -> tuple[float, ...]:
+    """The Unix seconds packed by ``pack_times`` (sorted: a rebuild may append out of order)."""
+    return tuple(np.sort(np.frombuffer(blob, dtype=_TIME) / 1000.0).tolist())
+
+
 async def read_accesses(
     conn: aiosqlite.Connection, space: str, keys: Iterable[ItemKey]
 ) -> dict[ItemKey, tuple[float, ...]]:
@@ -39,35 +55,40 @@ async def read_accesses(
         by_kind.setdefault(kind, []).append(item_id)
     if not by_kind:
         return {}
-    # One indexed lookup per kind: an OR across kinds makes SQLite scan the whole space.
     selects: list[str] = []
     args: list[object] = []
     for name, ids in by_kind.items():
         selects.append(
-            "SELECT kind, item_id, at FROM recall_access WHERE space = ? AND kind = ? "
+            "SELECT kind, item_id, times FROM recall_history WHERE space = ? AND kind = ? "
             f"AND item_id IN ({','.join('?' * len(ids))})"
         )
         args += [space, name, *ids]
-    rows = sorted(
-        await conn.execute_fetchall(" UNION ALL ".join(selects), args), key=lambda r: r[2]
-    )
-    found: dict[ItemKey, list[float]] = {}
-    for kind, item_id, at in rows:
-        found.setdefault((kind, int(item_id)), []).append(float(at))
-    return {key: tuple(times) for key, times in found.items()}
+    rows = await conn.execute_fetchall(" UNION ALL ".join(selects), args)
+    return {(kind, int(item_id)): unpack_times(times) for kind, item_id, times in rows}
 
 
 async def write_accesses(conn: aiosqlite.Connection, rows: list[_Row], keep: int) -> None:
-    """Append the rows, then trim each item they touch to its ``keep`` newest accesses."""
+    """Add the rows to their items' histories, each trimmed to its ``keep`` newest accesses."""
+    added: dict[tuple[str, str, int], list[float]] = {}
+    for space, kind, item_id, at in rows:
+        added.setdefault((space, kind, item_id), []).append(at)
+    old: dict[tuple[str, str, int], tuple[float, ...]] = {}
+    for space, kind in sorted({(space, kind) for space, kind, _ in added}):
+        ids = [item_id for s, k, item_id in added if (s, k) == (space, kind)]
+        for item_id, times in await conn.execute_fetchall(
+            "SELECT item_id, times FROM recall_history WHERE space = ? AND kind = ? "
+            "AND item_id IN (SELECT value FROM json_each(?))",
+            (space, kind, json.dumps(ids)),
+        ):
+            old[space, kind, int(item_id)] = unpack_times(times)
+    merged = [
+        (*key, pack_times(sorted([*old.get(key, ()), *times])[-keep:]))
+        for key, times in added.items()
+    ]
     await conn.executemany(
-        "INSERT INTO recall_access (space, kind, item_id, at) VALUES (?, ?, ?, ?)", rows
-    )
-    touched = sorted({(space, kind, item_id) for space, kind, item_id, _ in rows})
-    await conn.executemany(
-        "DELETE FROM recall_access WHERE space = ?1 AND kind = ?2 AND item_id = ?3 AND at < "
-        "(SELECT at FROM recall_access WHERE space = ?1 AND kind = ?2 AND item_id = ?3 "
-        "ORDER BY at DESC LIMIT 1 OFFSET ?4)",
-        [(space, kind, item_id, keep - 1) for space, kind, item_id in touched],
+        "INSERT INTO recall_history (space, kind, item_id, times) VALUES (?, ?, ?, ?) "
+        "ON CONFLICT DO UPDATE SET times = excluded.times",
+        merged,
     )
 
 

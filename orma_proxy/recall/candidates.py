@@ -244,7 +244,7 @@ async def successors(
     rows = await conn.execute_fetchall(
         "WITH RECURSIVE chain (origin, sentence_id, next, id, value, active, depth) AS ("
         "SELECT id, sentence_id, superseded_by, id, value, active, 0 FROM states "
-        f"WHERE space = ? AND active = 0 AND sentence_id IN ({','.join('?' * len(sentence_ids))}) "
+        f"WHERE +space = ? AND active = 0 AND sentence_id IN ({','.join('?' * len(sentence_ids))}) "
         "UNION ALL SELECT c.origin, c.sentence_id, n.superseded_by, n.id, n.value, n.active, "
         "c.depth + 1 FROM chain c JOIN states n ON n.id = c.next WHERE c.depth < ?) "
         "SELECT origin, sentence_id, id, value, active FROM chain WHERE next IS NULL",
@@ -285,7 +285,12 @@ async def _states(
     ]
     if sentence_ids:  # closed ones of any age too: their lines get outdated marks
         parts.append(
-            (f"s.sentence_id IN ({','.join('?' * len(sentence_ids))})", [*sentence_ids], None)
+            (
+                "s.id IN (SELECT id FROM states WHERE sentence_id IN "
+                f"({','.join('?' * len(sentence_ids))}))",
+                [*sentence_ids],
+                None,
+            )
         )
     if terms:
         likes = " OR ".join(["s.value LIKE ? OR s.attribute LIKE ? OR e.name LIKE ?"] * len(terms))

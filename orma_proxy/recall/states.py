@@ -221,10 +221,10 @@ async def matching_states(
     sentence_ids = sentence_ids[:_PASSAGE_HEADS]
     marks = ",".join("?" * len(sentence_ids))
     heads: set[int] = set()
-    if sentence_ids:
+    if sentence_ids:  # ``+space``: look the few sentences up by states_sentence, not the space
         rows = await conn.execute_fetchall(
             "WITH RECURSIVE chain (id, active, next) AS (SELECT id, active, superseded_by "
-            f"FROM states WHERE space = ? AND sentence_id IN ({marks}) "
+            f"FROM states WHERE +space = ? AND sentence_id IN ({marks}) "
             "UNION SELECT s.id, s.active, s.superseded_by FROM states s "
             "JOIN chain c ON s.id = c.next) SELECT id FROM chain WHERE active = 1",
             (space, *sentence_ids),

@@ -12,6 +12,7 @@ import pytest
 from orma_proxy import AsyncMemory, OrmaConfig
 from orma_proxy.embed.onnx import OnnxEmbedder
 from orma_proxy.errors import InputError
+from orma_proxy.recall.access import unpack_times
 from tests.forget.conftest import PUNE, exported, remember, shown
 
 UNICODE = '我住在东京。 Ich heiße Jürgen 🙂 and I say "hi"\\ a lot.\nTabs\there.'
@@ -152,3 +153,23 @@ async def test_a_backup_taken_while_writing_is_whole_and_opens(
         stats = await restored.stats()
         assert 6 <= stats.episodes <= 66 and stats.sentences == stats.episodes
         assert "Dr. Rao" in (await shown(restored, "Who is my dentist?"))[0]
+
+
+async def test_rebuild_moves_recall_histories_to_the_new_sentences(amem: AsyncMemory) -> None:
+    await amem.add("I live in Pune and I work at the big blue office on the hill near the river.")
+    await amem.add("My dentist is Dr. Rao in Kothrud.")
+    await amem.flush()
+    for minute in range(3):
+        await amem.recall("Where is the blue office?", at=f"2026-11-01T10:0{minute}:00+00:00")
+    await amem.flush()
+    reader = amem._opened().reader
+    query = "SELECT item_id, times FROM recall_history WHERE kind = 'passage' ORDER BY item_id"
+    before = [unpack_times(t) for _, t in await reader.execute_fetchall(query)]
+    amem.config.max_sentence_chars = 40
+
+    await amem.rebuild()
+
+    after = {int(i): unpack_times(t) for i, t in await reader.execute_fetchall(query)}
+    sentences = {int(r[0]) for r in await reader.execute_fetchall("SELECT id FROM sentences")}
+    assert set(after) <= sentences  # nothing points at a sentence that is gone
+    assert sorted(after.values()) == sorted(before) and len(before) >= 2

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from orma_proxy import AsyncMemory, OrmaConfig
 from orma_proxy.embed.onnx import OnnxEmbedder
+from orma_proxy.recall.access import unpack_times
 from tests.recall.store import Store, sahil, ts
 
 NOW = "2026-11-01T10:00:00+05:30"
@@ -11,9 +12,9 @@ NOW = "2026-11-01T10:00:00+05:30"
 
 async def rows(mem: AsyncMemory) -> list[tuple[str, int, float]]:
     found = await mem._opened().reader.execute_fetchall(
-        "SELECT kind, item_id, at FROM recall_access ORDER BY kind, item_id, at"
+        "SELECT kind, item_id, times FROM recall_history ORDER BY kind, item_id"
     )
-    return [(str(r[0]), int(r[1]), float(r[2])) for r in found]
+    return [(str(r[0]), int(r[1]), at) for r in found for at in unpack_times(r[2])]
 
 
 async def test_recall_logs_the_items_of_its_block_after_returning(amem: AsyncMemory) -> None:

@@ -8,6 +8,7 @@ import pytest
 
 from orma_proxy import AsyncMemory, OrmaConfig
 from orma_proxy.embed.onnx import OnnxEmbedder
+from orma_proxy.recall.access import write_accesses
 from orma_proxy.recall.candidates import Candidate
 from orma_proxy.recall.rank import novelty_gate, score
 from orma_proxy.recall.temporal import SECONDS_PER_DAY, History
@@ -19,13 +20,8 @@ MINUTE = 60.0
 
 async def accessed(mem: AsyncMemory, sentence: int, times: list[float]) -> None:
     """Pretend recall returned ``sentence`` at ``times`` (the access log, written directly)."""
-    await mem._opened().writer.submit(
-        lambda conn: conn.executemany(
-            "INSERT INTO recall_access (space, kind, item_id, at) "
-            "VALUES ('default', 'passage', ?, ?)",
-            [(sentence, t) for t in times],
-        )
-    )
+    rows = [("default", "passage", sentence, t) for t in times]
+    await mem._opened().writer.submit(lambda conn: write_accesses(conn, rows, keep=len(rows)))
 
 
 def passage_ids(block_passages: list[object]) -> list[int]:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from orma_proxy.recall.access import unpack_times
 from orma_proxy.store.connect import Connection, DatabaseError, open_sync
 from orma_proxy.store.migrate import load_migrations, migrate, split_statements
 from tests.processes import migration_counts
@@ -130,3 +131,28 @@ def test_two_connections_creating_a_new_file_at_once_apply_each_migration_once(
     assert errors == []
     assert reached == [latest, latest]
     assert migration_counts(path) == [(v, 1) for v in range(1, latest + 1)]
+
+
+def test_the_access_log_moves_to_one_packed_history_per_item(conn: Connection) -> None:
+    shipped = load_migrations()
+    migrate(conn, [m for m in shipped if m.version <= 6])
+    conn.executemany(
+        "INSERT INTO recall_access (space, kind, item_id, at) VALUES (?, ?, ?, ?)",
+        [
+            ("a", "passage", 7, 1_796_029_755.178),
+            ("a", "passage", 7, 1_796_000_000.5),
+            ("a", "state", 7, 1_700_000_000.0),
+            ("b", "passage", 7, 1_800_000_000.25),
+        ],
+    )
+    migrate(conn, shipped)
+    histories = {
+        (space, kind, item): unpack_times(times)
+        for space, kind, item, times in conn.execute("SELECT * FROM recall_history")
+    }
+    assert histories == {
+        ("a", "passage", 7): (1_796_000_000.5, 1_796_029_755.178),  # oldest first
+        ("a", "state", 7): (1_700_000_000.0,),
+        ("b", "passage", 7): (1_800_000_000.25,),
+    }
+    assert "recall_access" not in tables(conn)

@@ -10,6 +10,7 @@ import pytest
 
 from orma_proxy import AsyncMemory
 from orma_proxy.config import OrmaConfig
+from orma_proxy.recall.access import write_accesses
 from orma_proxy.recall.temporal import History
 from orma_proxy.viz.graph import build_graph, signals
 
@@ -63,9 +64,8 @@ async def _fill(conn: aiosqlite.Connection, now: float) -> None:
         links,
     )
     hot = states[-HOT:]
-    await conn.executemany(
-        "INSERT INTO recall_access (space, kind, item_id, at) VALUES ('big', 'state', ?, ?)",
-        [(s, now - 60 * k) for s in hot for k in range(3)],
+    await write_accesses(
+        conn, [("big", "state", s, now - 60 * k) for s in hot for k in range(3)], 3
     )
 
 
