@@ -1,12 +1,14 @@
 """The proxy benchmark's load client: streams from the upstream directly and through Orma.
 
 ``python -m bench.load --direct URL --proxy URL [--settle URL] [options]`` runs
-three phases and prints one JSON object (``LoadResult``) on stdout:
+four phases and prints one JSON object (``LoadResult``) on stdout:
 
 - ``ttft``: short streams one at a time, each sent direct then through the proxy
   (order alternating), time to the first content chunk, plus the proxy's
   ``x-orma-recall-ms`` header;
 - ``long``: one long stream at a time, direct and proxy interleaved, total time;
+- ``paced``: the same with the upstream sending a chunk every ``--paced-chunk-ms``
+  (a fast model's pace): what a user waits for a long reply;
 - ``concurrent``: many streams at once, wall time of the whole batch; the
   proxy batches' start and end (``time.monotonic()``, one clock for every
   process of the machine) let the caller pick out its loop-lag samples.
@@ -30,6 +32,7 @@ from dataclasses import asdict, dataclass, field
 import httpx
 
 from bench import corpus
+from bench.upstream import PACE_FIELD
 
 SPACE = "bench"
 SYSTEM_PROMPT = "You are a helpful assistant. Answer briefly."
@@ -50,6 +53,8 @@ LOAD_OPTIONS: dict[str, tuple[int, str]] = {
     "ttft_chunks": (16, "chunks of a short stream"),
     "long_runs": (10, "long streams timed to their end, each way"),
     "long_chunks": (1_000, "chunks of a long stream"),
+    "paced_runs": (5, "long streams at a model's pace, timed to their end, each way"),
+    "paced_chunk_ms": (5, "milliseconds between the chunks of a paced stream"),
     "streams": (50, "streams at once in the concurrent phase"),
     "concurrent_chunks": (300, "chunks of each concurrent stream"),
     "rounds": (3, "rounds of concurrent streams, each way"),
@@ -84,6 +89,9 @@ class LoadResult:
     # The same streams from their first content chunk to their end: the relay alone.
     long_direct_after_first: list[float] = field(default_factory=list)
     long_proxy_after_first: list[float] = field(default_factory=list)
+    # Long streams with the upstream pacing its chunks as a model does.
+    paced_direct: list[float] = field(default_factory=list)
+    paced_proxy: list[float] = field(default_factory=list)
     concurrent_direct: list[float] = field(default_factory=list)
     concurrent_proxy: list[float] = field(default_factory=list)
     # (start, end) of each proxy batch of the concurrent phase, time.monotonic().
@@ -98,9 +106,9 @@ class Target:
         self.client = client
         self.url = base.rstrip("/") + "/v1/chat/completions"
 
-    async def stream(self, question: str, chunks: int) -> Timing:
+    async def stream(self, question: str, chunks: int, chunk_ms: int = 0) -> Timing:
         """Send one streamed chat request; read it to the end, counting events."""
-        body = {
+        body: dict[str, object] = {
             "model": "bench-model",
             "stream": True,
             "max_tokens": chunks,
@@ -109,6 +117,8 @@ class Target:
                 {"role": "user", "content": question},
             ],
         }
+        if chunk_ms:
+            body[PACE_FIELD] = chunk_ms
         content = json.dumps(body).encode()
         headers = {"content-type": "application/json", "x-orma-space": SPACE}
         start = time.perf_counter()
@@ -169,7 +179,12 @@ class Paired:
 
 
 async def paired(
-    direct: Target, proxy: Target, settle: Settler, questions: list[str], chunks: int
+    direct: Target,
+    proxy: Target,
+    settle: Settler,
+    questions: list[str],
+    chunks: int,
+    chunk_ms: int = 0,
 ) -> Paired:
     """One stream per question each way, one at a time, the order alternating."""
     result = Paired()
@@ -182,7 +197,7 @@ async def paired(
             # httptools): every measured request starts after the same short pause, as
             # a chat turn does, so neither side gets that delay.
             await asyncio.sleep(PAUSE_SECONDS)
-            timing = await target.stream(question, chunks)
+            timing = await target.stream(question, chunks, chunk_ms)
             if target is proxy:
                 result.proxy.append(timing)
                 spent = await settle()
@@ -203,7 +218,11 @@ async def batch(target: Target, questions: list[str], chunks: int) -> tuple[floa
 async def run(args: argparse.Namespace) -> LoadResult:
     result = LoadResult()
     questions = corpus.queries(
-        args.ttft_runs + args.long_runs + args.rounds * args.streams + WARMUP_REQUESTS,
+        args.ttft_runs
+        + args.long_runs
+        + args.paced_runs
+        + args.rounds * args.streams
+        + WARMUP_REQUESTS,
         seed=QUESTION_SEED,
     )
     limits = httpx.Limits(
@@ -240,7 +259,19 @@ async def run(args: argparse.Namespace) -> LoadResult:
         result.long_loop_cpu = [loop for loop, _ in long.cpu]
         result.long_process_cpu = [process for _, process in long.cpu]
         asked += args.long_runs
-        say("phase 3: concurrent streams")
+        say("phase 3: long streams at a model's pace")
+        paced = await paired(
+            direct,
+            proxy,
+            settle,
+            questions[asked : asked + args.paced_runs],
+            args.long_chunks,
+            args.paced_chunk_ms,
+        )
+        result.paced_direct = [t.total for t in paced.direct]
+        result.paced_proxy = [t.total for t in paced.proxy]
+        asked += args.paced_runs
+        say("phase 4: concurrent streams")
         for round_ in range(args.rounds):
             group = questions[asked : asked + args.streams]
             asked += args.streams

@@ -3,7 +3,8 @@
 ``python -m bench.upstream [--port 0]`` prints the port it listens on, then
 serves until it is stopped. ``POST /v1/chat/completions`` streams ``max_tokens``
 content chunks (llama-server's chunk shape, one word each) as fast as the server
-can write them, then a ``stop`` chunk and ``[DONE]``; ``GET /v1/models`` and
+can write them, or one every ``bench_chunk_ms`` milliseconds when the request
+sets that field (a model's pace), then a ``stop`` chunk and ``[DONE]``; ``GET /v1/models`` and
 llama-server's ``GET /props`` answer as a real server would.
 
 It runs in its own process so that making the stream never competes with the
@@ -13,6 +14,7 @@ proxy for a GIL: the benchmark measures the proxy, not the upstream's Python.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import socket
 from collections.abc import AsyncIterator, Sequence
@@ -30,6 +32,10 @@ CONTEXT_WINDOW = 8_192
 # Chunks a request gets when it does not say (``max_tokens``).
 DEFAULT_CHUNKS = 16
 MAX_CHUNKS = 1_000_000
+# The request field that paces a stream like a model (milliseconds between chunks);
+# the proxy passes it through untouched, as it does any field it doesn't know.
+PACE_FIELD = "bench_chunk_ms"
+MAX_CHUNK_MS = 1_000.0
 # Distinct content chunks made once at start, then cycled through.
 CHUNK_POOL = 1_024
 # Notes of the corpus whose words become the streamed text.
@@ -74,8 +80,10 @@ class Streams:
         self.events = [event(chunk(token, None)) for token in self.tokens]
         self.tail = event(chunk(None, "stop")) + b"data: [DONE]\n\n"
 
-    async def stream(self, count: int) -> AsyncIterator[bytes]:
+    async def stream(self, count: int, interval: float = 0.0) -> AsyncIterator[bytes]:
         for index in range(count):
+            if interval and index:
+                await asyncio.sleep(interval)
             yield self.events[index % CHUNK_POOL]
         yield self.tail
 
@@ -107,6 +115,14 @@ def requested_chunks(body: object) -> int:
     return min(value, MAX_CHUNKS)
 
 
+def chunk_interval(body: dict[str, object]) -> float:
+    """Seconds between content chunks: ``bench_chunk_ms`` of the request, else none."""
+    value = body.get(PACE_FIELD)
+    if not isinstance(value, (int, float)) or value <= 0:
+        return 0.0
+    return min(float(value), MAX_CHUNK_MS) / 1000.0
+
+
 def create_app() -> Starlette:
     streams = Streams()
 
@@ -119,7 +135,10 @@ def create_app() -> Starlette:
             return JSONResponse({"error": {"message": "invalid JSON"}}, 400)
         count = requested_chunks(body)
         if isinstance(body, dict) and body.get("stream") is True:
-            return StreamingResponse(streams.stream(count), media_type="text/event-stream")
+            interval = chunk_interval(body)
+            return StreamingResponse(
+                streams.stream(count, interval), media_type="text/event-stream"
+            )
         return JSONResponse(streams.whole(count))
 
     async def models(request: Request) -> Response:

@@ -215,6 +215,12 @@ class OrmaConfig(BaseModel):
         64, ge=0, description="The user's own active states, always candidates (best first)."
     )
     recall_events: int = Field(16, ge=0, description="Events considered for the block.")
+    recall_concurrency: int = Field(
+        2,
+        ge=1,
+        description="Recalls run at once; more wait their turn. Ranking and packing run on "
+        "the event loop, so a burst of 50 requests would otherwise delay every stream.",
+    )
     superseded_recent_days: float = Field(
         90.0, ge=0, description="A state closed this recently is still a candidate (as history)."
     )

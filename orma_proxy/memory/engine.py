@@ -94,6 +94,7 @@ class AsyncMemory:
         self._query_pool: ThreadPoolExecutor | None = None
         self._index_pool: ThreadPoolExecutor | None = None
         self._access: AccessLog | None = None
+        self._recall_slots: asyncio.Semaphore | None = None
 
     # --- lifecycle -------------------------------------------------------------
 
@@ -111,6 +112,7 @@ class AsyncMemory:
         self._indexer = Indexer(self._db.reader, self._db.writer, self._embed_batch, self.config)
         self._indexer.start()
         self._access = AccessLog(self._db.writer, self.config)
+        self._recall_slots = asyncio.Semaphore(self.config.recall_concurrency)
         return self
 
     async def close(self) -> None:
@@ -279,10 +281,11 @@ class AsyncMemory:
             count_tokens=count_tokens or self._count_tokens,
             exclude_texts=tuple(exclude_texts),
         )
-        block = await recall_block(
-            db.reader, self.embed_query, request, self.config, vectors=db.vectors
-        )
-        assert self._access is not None
+        assert self._access is not None and self._recall_slots is not None
+        async with self._recall_slots:
+            block = await recall_block(
+                db.reader, self.embed_query, request, self.config, vectors=db.vectors
+            )
         self._access.record(space, block.keys(), now)
         return block
 
