@@ -220,22 +220,32 @@ async def matching_states(
     terms = _terms(query)
     sentence_ids = sentence_ids[:_PASSAGE_HEADS]
     marks = ",".join("?" * len(sentence_ids))
-    heads: set[int] = set()
-    if sentence_ids:  # ``+space``: look the few sentences up by states_sentence, not the space
-        rows = await conn.execute_fetchall(
+    words = sorted(terms)[:_MAX_TERMS]
+    # One trip: the active ends of the chains starting at the found sentences (``+space``:
+    # the few sentences are looked up by states_sentence, not by walking the space), and
+    # the active states naming a query word (LIKE narrows, the Python below scores).
+    chain, is_head = "", "0"
+    args: list[object] = [space]
+    if sentence_ids:
+        chain = (
             "WITH RECURSIVE chain (id, active, next) AS (SELECT id, active, superseded_by "
             f"FROM states WHERE +space = ? AND sentence_id IN ({marks}) "
             "UNION SELECT s.id, s.active, s.superseded_by FROM states s "
-            "JOIN chain c ON s.id = c.next) SELECT id FROM chain WHERE active = 1",
-            (space, *sentence_ids),
+            "JOIN chain c ON s.id = c.next) "
         )
-        heads = {int(r[0]) for r in rows}
-    states = [
-        _state(r)
-        for r in await conn.execute_fetchall(
-            _STATE_SQL + "WHERE s.space = ? AND s.active = 1", (space,)
-        )
-    ]
+        is_head = "s.id IN (SELECT id FROM chain WHERE active = 1)"
+        args = [space, *sentence_ids, space]
+    tests = [is_head]
+    for word in words:
+        tests.append("s.value LIKE ? OR s.attribute LIKE ? OR s.condition LIKE ? OR e.name LIKE ?")
+        args += [f"%{word}%"] * 4
+    rows = await conn.execute_fetchall(
+        f"{chain}SELECT q.*, {is_head.replace('s.id', 'q.id')} FROM ({_STATE_SQL}"
+        f"WHERE s.space = ? AND s.active = 1 AND ({' OR '.join(tests)})) q",
+        args,
+    )
+    states = [_state(r) for r in rows]
+    heads = {state.id for state, r in zip(states, rows, strict=True) if r[-1]}
     scored_states = [
         (len(terms & _terms(f"{s.entity} {s.attribute} {s.value} {s.condition}"))
          + (_PASSAGE_BONUS if s.id in heads else 0), s)
