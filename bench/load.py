@@ -1,11 +1,13 @@
 """The proxy benchmark's load client: streams from the upstream directly and through Orma.
 
 ``python -m bench.load --direct URL --proxy URL [--settle URL] [options]`` runs
-four phases and prints one JSON object (``LoadResult``) on stdout:
+four or five phases and prints one JSON object (``LoadResult``) on stdout:
 
 - ``ttft``: short streams one at a time, each sent direct then through the proxy
   (order alternating), time to the first content chunk, plus the proxy's
   ``x-orma-recall-ms`` header;
+- ``bare`` (with ``--bare``): the same short streams direct and through a relay
+  that has no memory at all (``bench.relay``): the floor under the proxy's cost;
 - ``long``: one long stream at a time, direct and proxy interleaved, total time;
 - ``paced``: the same with the upstream sending a chunk every ``--paced-chunk-ms``
   (a fast model's pace): what a user waits for a long reply;
@@ -83,6 +85,9 @@ class LoadResult:
     long_process_cpu: list[float] = field(default_factory=list)
     ttft_direct: list[float] = field(default_factory=list)
     ttft_proxy: list[float] = field(default_factory=list)
+    # The same short streams direct and through a bare relay (``bench.relay``), paired.
+    ttft_bare_direct: list[float] = field(default_factory=list)
+    ttft_bare: list[float] = field(default_factory=list)
     recall_ms: list[float] = field(default_factory=list)
     long_direct: list[float] = field(default_factory=list)
     long_proxy: list[float] = field(default_factory=list)
@@ -248,6 +253,17 @@ async def run(args: argparse.Namespace) -> LoadResult:
         result.recall_ms = [t.recall_ms or 0.0 for t in short.proxy]
         result.ttft_loop_cpu = [loop for loop, _ in short.cpu]
         asked += args.ttft_runs
+        if args.bare:
+            say("phase 1b: time to first token through a bare relay")
+            bare = await paired(
+                direct,
+                Target(client, args.bare),
+                Settler(client, None),
+                questions[asked - args.ttft_runs : asked],
+                args.ttft_chunks,
+            )
+            result.ttft_bare_direct = [t.first_content for t in bare.direct]
+            result.ttft_bare = [t.first_content for t in bare.proxy]
         say("phase 2: long streams")
         long = await paired(
             direct, proxy, settle, questions[asked : asked + args.long_runs], args.long_chunks
@@ -311,6 +327,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--direct", required=True, help="the upstream's base URL")
     parser.add_argument("--proxy", required=True, help="the proxy's base URL")
     parser.add_argument("--settle", default=None, help="POSTed between proxy requests")
+    parser.add_argument("--bare", default=None, help="a bare relay's base URL (bench.relay)")
     add_load_options(parser)
     return parser.parse_args(argv)
 

@@ -10,6 +10,8 @@ Three processes, so that none shares a GIL with another:
 - the Orma proxy, in this process, on this event loop, in front of a memory
   seeded with realistic notes (``bench.corpus``) and the real default embedder;
   a monitor task on the same loop records how late its timers fire (loop lag);
+- a bare relay (``bench.relay``) on the same loop: no memory at all, the floor
+  under any proxy built on Starlette, uvicorn and httpx here;
 - the load client (``bench.load``): time to first token of short streams, total
   time of long streams (unpaced and paced), wall time of many concurrent streams, each direct and
   through the proxy, interleaved.
@@ -48,6 +50,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from bench import corpus
 from bench.load import SPACE, LoadResult, add_load_options, load_options_argv
+from bench.relay import bare_relay
 from orma_proxy import AsyncMemory, OrmaConfig
 from orma_proxy.embed.base import Embedder
 from orma_proxy.embed.models import load_embedder
@@ -128,6 +131,8 @@ class Report:
     ttft_direct: Spread
     ttft_proxy: Spread
     recall: Spread
+    ttft_bare_direct: Spread
+    ttft_bare: Spread
     long_direct: Spread
     long_proxy: Spread
     long_direct_after_first: Spread
@@ -146,6 +151,10 @@ class Report:
     @property
     def ttft_overhead_ms(self) -> float:
         return self.ttft_proxy.median - self.ttft_direct.median
+
+    @property
+    def bare_overhead_ms(self) -> float:
+        return self.ttft_bare.median - self.ttft_bare_direct.median
 
     @property
     def ttft_target_ms(self) -> float:
@@ -321,12 +330,13 @@ async def serving(app: ASGIApp) -> AsyncIterator[str]:
         sock.close()
 
 
-def load_args(args: argparse.Namespace, direct: str, proxy: str) -> list[str]:
+def load_args(args: argparse.Namespace, direct: str, proxy: str, bare: str) -> list[str]:
     return [
         "bench.load",
         f"--direct={direct}",
         f"--proxy={proxy}",
         f"--settle={proxy}{SETTLE_PATH}",
+        f"--bare={bare}",
         *load_options_argv(args),
     ]
 
@@ -351,11 +361,11 @@ async def run(args: argparse.Namespace, folder: Path) -> Report:
         lag_task = asyncio.create_task(monitor.run())
         try:
             app = create_app(config, embedder=embedder)
-            async with serving(with_settle(app)) as proxy:
+            async with serving(with_settle(app)) as proxy, serving(bare_relay(direct)) as bare:
                 load_before = os.getloadavg()[0]
                 started = time.monotonic()
                 async with child(
-                    *load_args(args, direct, proxy), stdout=asyncio.subprocess.PIPE
+                    *load_args(args, direct, proxy, bare), stdout=asyncio.subprocess.PIPE
                 ) as load:
                     out, _ = await load.communicate()
                 if load.returncode != 0:
@@ -386,6 +396,8 @@ async def run(args: argparse.Namespace, folder: Path) -> Report:
         ttft_direct=Spread.of(result.ttft_direct),
         ttft_proxy=Spread.of(result.ttft_proxy),
         recall=Spread.of(result.recall_ms, scale=1.0),
+        ttft_bare_direct=Spread.of(result.ttft_bare_direct),
+        ttft_bare=Spread.of(result.ttft_bare),
         long_direct=Spread.of(result.long_direct),
         long_proxy=Spread.of(result.long_proxy),
         long_direct_after_first=Spread.of(result.long_direct_after_first),
@@ -429,6 +441,9 @@ def render(report: Report) -> str:
             f"+{r.ttft_overhead_ms:.2f} ms (recall {cell(r.recall)}) | "
             f"<= recall + {TTFT_ALLOWANCE_MS:.0f} ms = {r.ttft_target_ms:.2f} ms: "
             f"{verdict(r.ttft_overhead_ms <= r.ttft_target_ms)} |",
+            f"| the same, through a bare Starlette + httpx relay with no memory (`bench.relay`) | "
+            f"{cell(r.ttft_bare_direct)} | {cell(r.ttft_bare)} | "
+            f"+{r.bare_overhead_ms:.2f} ms | - |",
             f"| total time, {r.long_chunks:,}-chunk stream, one chunk every "
             f"{r.paced_chunk_ms} ms (a model's pace), {r.paced_direct.n} runs | "
             f"{cell(r.paced_direct)} | {cell(r.paced_proxy)} | {r.paced_ratio:.3f}x | "

@@ -7,6 +7,7 @@ the caller records the block's items in the access log afterwards.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
@@ -50,9 +51,24 @@ async def recall_block(
     pool, ranked = await rank_pool(
         conn, embed_query, request.query, request.space, config, request.now, vectors=vectors
     )
+    vectors_of: dict[int, Vectors] = {}
     if config.enable_novelty_gate:
-        ids = [c.key[1] for c in ranked if c.key[0] == "passage"]
-        ranked = novelty_gate(ranked, await passage_vectors(conn, ids), config.novelty_threshold)
+        vectors_of = await passage_vectors(
+            conn, [c.key[1] for c in ranked if c.key[0] == "passage"]
+        )
+    # Pure CPU (a few ms with many candidates): off the event loop, so streams keep flowing.
+    return await asyncio.to_thread(_gate_and_pack, pool, ranked, vectors_of, request, config)
+
+
+def _gate_and_pack(
+    pool: Pool,
+    ranked: list[Candidate],
+    vectors_of: dict[int, Vectors],
+    request: RecallRequest,
+    config: OrmaConfig,
+) -> MemoryBlock:
+    if config.enable_novelty_gate:
+        ranked = novelty_gate(ranked, vectors_of, config.novelty_threshold)
     return pack_block(
         entries=[_entry(c, pool) for c in ranked],
         budget_tokens=request.budget_tokens,
@@ -89,7 +105,8 @@ async def rank_pool(
         await activate(conn, pool, query, space, config)
     temporal = config.enable_hawkes or config.enable_ebbinghaus or config.enable_base_level
     accesses = await read_accesses(conn, space, pool.items) if temporal else {}
-    return pool, score(pool.items.values(), accesses, now, config)
+    ranked = await asyncio.to_thread(score, list(pool.items.values()), accesses, now, config)
+    return pool, ranked
 
 
 async def activate(
