@@ -133,6 +133,11 @@ class OrmaConfig(BaseModel):
         description="Use the vector channel and sleep consolidation into states and events "
         "(off = pure episodic sentence-search baseline).",
     )
+    enable_cjk_keywords: bool = Field(
+        True,
+        description="A keyword channel over the character pairs of Chinese, Japanese and "
+        "Korean text, which has no spaces for BM25's words (queries without CJK skip it).",
+    )
     enable_similarity_weighting: bool = Field(
         True, description="Vector hits under the space's noise floor carry no weight."
     )

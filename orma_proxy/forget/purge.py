@@ -2,8 +2,8 @@
 
 The one deliberate exception to append-only episodes. In one write
 transaction, with ``secure_delete`` on so freed space is zeroed: the matching
-episodes, their sentences, FTS5 postings (external-content ``delete``, then
-``optimize`` so no old segment keeps a term), vectors (bit and float), the
+episodes, their sentences, FTS5 postings (external-content ``delete`` and the
+CJK pairs' rows, then ``optimize`` so no old segment keeps a term), vectors (bit and float), the
 states and events drawn from them with their graph links and access-log rows,
 entities left with nothing, and whatever sleep kept about those batches
 (rejected items, error texts). A release query holding the purged text is
@@ -114,7 +114,9 @@ async def _erase(conn: aiosqlite.Connection, space: str, found: Affected, text: 
         )
     await conn.execute(f"DELETE FROM sentences WHERE id {IN_IDS}", (sentences,))
     await conn.execute(f"DELETE FROM episodes WHERE id {IN_IDS}", (episodes,))
-    await conn.execute("INSERT INTO sentence_fts (sentence_fts) VALUES ('optimize')")
+    # (their CJK pairs left sentence_grams with them, by trigger)
+    for index in ("sentence_fts", "sentence_grams"):
+        await conn.execute(f"INSERT INTO {index} ({index}) VALUES ('optimize')")
 
 
 async def _scrub_sleep(conn: aiosqlite.Connection, space: str, episodes: str) -> None:

@@ -11,6 +11,7 @@ import re
 import aiosqlite
 
 from orma_proxy.store.episodes import space_tag
+from orma_proxy.text.grams import query_grams
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -22,7 +23,10 @@ STOPWORDS = frozenset(
 )
 
 
-def match_terms(query: str, max_terms: int = 32) -> str | None:
+MAX_TERMS = 32
+
+
+def match_terms(query: str, max_terms: int = MAX_TERMS) -> str | None:
     """The query's terms OR-ed as an FTS5 expression, or None if it has no words."""
     words = [w.lower() for w in _WORD.findall(query)]
     terms = list(dict.fromkeys(w for w in words if w not in STOPWORDS)) or list(
@@ -33,7 +37,7 @@ def match_terms(query: str, max_terms: int = 32) -> str | None:
     return "(" + " OR ".join(f'"{term}"' for term in terms[:max_terms]) + ")"
 
 
-def match_expression(query: str, space_tag: str, max_terms: int = 32) -> str | None:
+def match_expression(query: str, space_tag: str, max_terms: int = MAX_TERMS) -> str | None:
     """An FTS5 MATCH string for ``query`` inside one space, or None if it has no words."""
     terms = match_terms(query, max_terms)
     return None if terms is None else f"space_tag:{space_tag} AND {terms}"
@@ -68,6 +72,24 @@ def bm25_params(query: str, space: str, k: int) -> dict[str, object] | None:
         "space": space,
         "k": k,
     }
+
+
+# Best ``:k`` sentence ids of ``:space`` sharing CJK character pairs with the query
+# (``text/grams.py``, migration 0008), by BM25 over the pairs alone (the space tag
+# column weighs nothing). Only queries with CJK text run it.
+GRAMS_SQL = (
+    "SELECT rowid AS id, -bm25(sentence_grams, 1.0, 0.0) AS score FROM sentence_grams "
+    "WHERE sentence_grams MATCH :grams ORDER BY bm25(sentence_grams, 1.0, 0.0) LIMIT :k"
+)
+
+
+def grams_params(query: str, space: str, k: int) -> dict[str, object] | None:
+    """The named parameters of ``GRAMS_SQL``; None when the query has no CJK text."""
+    grams = query_grams(query, MAX_TERMS)
+    if not grams:
+        return None
+    terms = " OR ".join(f'"{gram}"' for gram in grams)  # CJK characters only: no quotes
+    return {"grams": f"space_tag:{space_tag(space)} AND ({terms})", "space": space, "k": k}
 
 
 async def bm25_search(

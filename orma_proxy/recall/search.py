@@ -20,7 +20,7 @@ import aiosqlite
 
 from orma_proxy.config import OrmaConfig
 from orma_proxy.embed.base import Vectors
-from orma_proxy.recall.fts import BM25_SQL, bm25_params
+from orma_proxy.recall.fts import BM25_SQL, GRAMS_SQL, bm25_params, grams_params
 from orma_proxy.store.episodes import SentenceRow
 from orma_proxy.store.vector_index import VectorIndex
 from orma_proxy.store.vectors import INDEX_NEAREST_SQL, NEAREST_SQL, nearest_params
@@ -73,6 +73,7 @@ _WITH_ROWS = (
     "ORDER BY h.score DESC, h.id"
 )
 LEXICAL_SQL = _WITH_ROWS.format(hits=BM25_SQL)
+GRAMS_SEARCH_SQL = _WITH_ROWS.format(hits=GRAMS_SQL)
 SEMANTIC_SQL = _WITH_ROWS.format(hits=NEAREST_SQL)
 INDEX_SEMANTIC_SQL = _WITH_ROWS.format(hits=INDEX_NEAREST_SQL)
 
@@ -116,6 +117,9 @@ async def hybrid_search(
     lexical = bm25_params(query, space, config.search_k)
     if lexical is not None:
         rankings.append(await _ranked(conn, LEXICAL_SQL, lexical, rows))
+    grams = grams_params(query, space, config.search_k) if config.enable_cjk_keywords else None
+    if grams is not None:  # Chinese, Japanese, Korean: keywords by character pairs
+        rankings.append(await _ranked(conn, GRAMS_SEARCH_SQL, grams, rows))
     if config.enable_semantic:
         if vectors is not None:
             await vectors.catch_up(conn)

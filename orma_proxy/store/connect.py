@@ -22,6 +22,8 @@ import sqlean
 import sqlite_vec
 
 from orma_proxy.errors import NotAnOrmaDatabaseError, StoreError
+from orma_proxy.text.grams import SQL_FUNCTION as GRAMS_FUNCTION
+from orma_proxy.text.grams import cjk_grams
 
 DatabaseError = sqlean.DatabaseError
 Connection = Any  # a sqlean DB-API connection (sqlean ships no type stubs)
@@ -70,6 +72,8 @@ def open_sync(
     conn.enable_load_extension(True)
     sqlite_vec.load(conn)
     conn.enable_load_extension(False)
+    # Migration 0008's triggers index each new sentence's CJK terms with it.
+    conn.create_function(GRAMS_FUNCTION, 1, cjk_grams, deterministic=True)
     conn.execute("PRAGMA foreign_keys = ON")
     if read_only:
         conn.execute("PRAGMA query_only = ON")

@@ -1,0 +1,40 @@
+"""Keyword terms for text written without spaces: Chinese, Japanese, Korean.
+
+FTS5's ``unicode61`` tokenizer splits on spaces and punctuation, so "我住在东京"
+is one token and a search for "东京" never matches it. Each run of CJK
+characters is indexed instead as its overlapping character pairs (a lone
+character as itself), as Lucene's CJK analyzer does: "东京" matches, and the
+query's own pairs rank a sentence by how many it shares. The same function
+makes the indexed terms (a SQL function on every connection, called by the
+triggers of migration 0008) and the query's terms, so both sides always agree.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Han (with extension A and compatibility ideographs), kana, Hangul syllables and jamo.
+_CJK_RUN = re.compile(
+    "[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u309f\u30a0-\u30ff"
+    "\u31f0-\u31ff\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]+"
+)
+# The SQL function's name, as migration 0008's triggers call it.
+SQL_FUNCTION = "orma_grams"
+
+
+def cjk_grams(text: str | None) -> str:
+    """The CJK terms of ``text``, space-separated in order of appearance ("" if none)."""
+    if not text:
+        return ""
+    grams: list[str] = []
+    for run in _CJK_RUN.findall(text):
+        if len(run) == 1:
+            grams.append(run)
+        else:
+            grams.extend(run[i : i + 2] for i in range(len(run) - 1))
+    return " ".join(grams)
+
+
+def query_grams(text: str, max_terms: int) -> list[str]:
+    """The distinct CJK terms of a query, first ones first, at most ``max_terms``."""
+    return list(dict.fromkeys(cjk_grams(text).split()))[:max_terms]
