@@ -95,6 +95,13 @@ class OrmaConfig(BaseModel):
     )
     embed_batch_size: int = Field(32, ge=1)
     embed_threads: int = Field(0, ge=0, description="onnxruntime intra-op threads; 0 = all.")
+    index_nice: int = Field(
+        5,
+        ge=0,
+        le=19,
+        description="How much lower the background indexing thread's CPU priority is (Linux; "
+        "0 = the same): chat, recall and the local LLM come first, vectors a little later.",
+    )
     embed_int8_matmul: bool = Field(
         True,
         description="Multiply an int8 model's weights in integers instead of dequantising "

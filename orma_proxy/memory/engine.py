@@ -28,6 +28,7 @@ from orma_proxy.forget.purge import purge
 from orma_proxy.forget.release import release, unrelease
 from orma_proxy.forget.supersede import supersede
 from orma_proxy.memory.indexer import Indexer
+from orma_proxy.memory.priority import lower_thread_priority
 from orma_proxy.memory.stats import Stats, collect_stats
 from orma_proxy.portable.export import export_to
 from orma_proxy.portable.load import import_records, read_export
@@ -108,7 +109,12 @@ class AsyncMemory:
             return self
         self._db = await Database.open(self.config, self._make_embedder, rebind=reindex)
         self._query_pool = ThreadPoolExecutor(1, thread_name_prefix="orma-embed-query")
-        self._index_pool = ThreadPoolExecutor(1, thread_name_prefix="orma-embed-index")
+        self._index_pool = ThreadPoolExecutor(
+            1,
+            thread_name_prefix="orma-embed-index",
+            initializer=lower_thread_priority,
+            initargs=(self.config.index_nice,),
+        )
         self._indexer = Indexer(self._db.reader, self._db.writer, self._embed_batch, self.config)
         self._indexer.start()
         self._access = AccessLog(self._db.writer, self.config)

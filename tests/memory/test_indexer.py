@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import sys
+import threading
 
 import pytest
 
@@ -55,3 +58,24 @@ async def test_close_releases_a_waiting_flush_instead_of_stranding_it(
     await mem.close()
     with pytest.raises(StoreError, match="closed before indexing finished"):
         await asyncio.wait_for(flushing, timeout=60)  # bound: a stranded flush waits forever
+
+
+async def test_indexing_runs_at_a_lower_cpu_priority_than_the_loop(
+    config: OrmaConfig, embedder: OnnxEmbedder
+) -> None:
+    seen: list[int] = []
+
+    def nice_of_this_thread() -> None:
+        seen.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
+
+    base = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    for increment in (7, 0):
+        tuned = config.model_copy(update={"index_nice": increment})
+        async with AsyncMemory(config=tuned, embedder=embedder) as mem:
+            pool = mem._index_pool
+            assert pool is not None
+            await asyncio.get_running_loop().run_in_executor(pool, nice_of_this_thread)
+            assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == base
+    # Linux (CI, Docker) honours a thread's nice value; elsewhere nothing changes.
+    expected = [min(base + 7, 19), base] if sys.platform.startswith("linux") else [base, base]
+    assert seen == expected
