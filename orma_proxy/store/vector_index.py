@@ -91,16 +91,20 @@ class SpaceBits:
     def merged(self, gone: set[int], added: SpaceBits) -> SpaceBits:
         """This space without ``gone`` and ``added``'s ids, plus ``added``."""
         drop = gone | {int(i) for i in added.ids}
-        keep = ~np.isin(self.ids, np.fromiter(drop, np.int64, len(drop)))
         if len(added.ids) and self.words.size and added.words.shape[0] != self.words.shape[0]:
             return added  # another model's width: only the new vectors are comparable
+        ids, words = self.ids, self.words
+        # Sentence ids only grow, so a turn's new sentences are past every held one: the
+        # common catch-up appends without matching each held id against the changes.
+        if len(ids) and min(drop, default=0) <= int(ids.max()):
+            keep = ~np.isin(ids, np.fromiter(drop, np.int64, len(drop)))
+            ids, words = ids[keep], words[:, keep]
         if not len(added.ids):
-            return SpaceBits(self.ids[keep], self.words[:, keep])
-        if not self.words.size:
+            return SpaceBits(ids, words)
+        if not words.size:
             return added
         return SpaceBits(
-            np.concatenate([self.ids[keep], added.ids]),
-            np.concatenate([self.words[:, keep], added.words], axis=1),
+            np.concatenate([ids, added.ids]), np.concatenate([words, added.words], axis=1)
         )
 
 

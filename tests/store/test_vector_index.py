@@ -80,6 +80,20 @@ def test_merging_replaces_and_removes_by_id() -> None:
     assert np.array_equal(three, held.words[:, 0])  # 3 now carries the vector it was given
 
 
+def test_new_sentences_past_every_held_id_are_appended_and_old_ids_still_replaced() -> None:
+    rng = np.random.default_rng(11)
+    blobs = [v.tobytes() for v in rng.standard_normal((6, 64)).astype(np.float32)]
+    held = SpaceBits.build([1, 2, 3], blobs[:3])
+    grown = held.merged({4, 5}, SpaceBits.build([4, 5], blobs[3:5]))  # a turn's new sentences
+    assert grown.ids.tolist() == [1, 2, 3, 4, 5]
+    assert np.array_equal(grown.words[:, :3], held.words)
+    # An id at or below the newest held one (reused after a purge, or imported) replaces.
+    again = grown.merged({5, 0}, SpaceBits.build([5, 0], [blobs[5], blobs[0]]))
+    assert sorted(again.ids.tolist()) == [0, 1, 2, 3, 4, 5]
+    five = SpaceBits.build([5], [blobs[5]]).words[:, 0]
+    assert np.array_equal(again.words[:, again.ids.tolist().index(5)], five)
+
+
 async def test_in_memory_candidates_give_the_same_results_as_vec0(amem: AsyncMemory) -> None:
     for note in NOTES:
         await amem.add(note, space="alice")
