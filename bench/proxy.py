@@ -123,6 +123,7 @@ class Report:
     load_after: float
     python: str
     http_parser: str
+    event_loop: str
     ttft_chunks: int
     long_chunks: int
     paced_chunk_ms: int
@@ -388,6 +389,7 @@ async def run(args: argparse.Namespace, folder: Path) -> Report:
         load_after=load_after,
         python=platform.python_version(),
         http_parser="httptools" if importlib.util.find_spec("httptools") else "h11",
+        event_loop=type(asyncio.get_running_loop()).__module__.split(".")[0],
         ttft_chunks=args.ttft_chunks,
         long_chunks=args.long_chunks,
         paced_chunk_ms=args.paced_chunk_ms,
@@ -428,8 +430,9 @@ def render(report: Report) -> str:
             f"`{r.command}`",
             "",
             f"{r.cpus} CPUs (shared), load average {r.load_before:.2f} before / "
-            f"{r.load_after:.2f} after, Python {r.python}, uvicorn ({r.http_parser}) on the stock "
-            f"asyncio loop. Memory: {r.notes:,} corpus notes ({r.sentences:,} sentences), "
+            f"{r.load_after:.2f} after, Python {r.python}, uvicorn ({r.http_parser}) on the "
+            f"{r.event_loop} event loop. Memory: {r.notes:,} corpus notes "
+            f"({r.sentences:,} sentences), "
             f"{r.model} ({r.embed_threads or 'all'} embedding threads a call). Upstream, "
             "proxy and load client are separate processes on 127.0.0.1. Times in ms, "
             "median (p95).",
@@ -526,7 +529,10 @@ async def main_async(args: argparse.Namespace) -> Report:
 def main(argv: Sequence[str] | None = None) -> None:
     args = parse_args(argv)
     try:
-        report = asyncio.run(main_async(args))
+        # The event loop `orma proxy` gets from uvicorn ("auto": uvloop when installed).
+        loop_factory = uvicorn.Config(app="orma_proxy.server:create_app").get_loop_factory()
+        with asyncio.Runner(loop_factory=loop_factory) as runner:
+            report = runner.run(main_async(args))
     except KeyboardInterrupt:
         sys.exit(EXIT_INTERRUPTED)
     except asyncio.CancelledError:  # SIGTERM: the children are already stopped

@@ -63,3 +63,20 @@ def test_wheel_carries_migrations_and_every_package(tmp_path: Path) -> None:
         "orma_proxy/server/static/viz/vendor/THIRD_PARTY_LICENSES.txt",
     } <= set(shipped)
     assert all(path in names for path in shipped)
+
+
+def test_the_server_runs_on_uvicorns_fast_loop_and_parser() -> None:
+    """``orma proxy`` lets uvicorn pick ("auto"): the dependencies make that uvloop + httptools."""
+    import uvicorn  # the project's own dependency; imported here to keep the module light
+
+    config = uvicorn.Config(app="orma_proxy.server:create_app")
+    factory = config.get_loop_factory()
+    assert factory is not None
+    loop = factory()
+    try:
+        expected = "asyncio" if sys.platform == "win32" else "uvloop"
+        assert type(loop).__module__.split(".")[0] == expected
+    finally:
+        loop.close()
+    config.load()  # resolves "auto" to a protocol class, as Server.run does
+    assert "httptools" in config.http_protocol_class.__module__
