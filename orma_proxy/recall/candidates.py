@@ -1,6 +1,7 @@
 """What recall may put in the block: passages, states and events, with their relevance.
 
-Sources, in one pass of indexed SQL after the hybrid search:
+Sources, in indexed SQL (rules, the user's states and word matches read while the
+query is embedded; the rest once the hybrid search has found its sentences):
 
 - the best ``recall_passages`` passages (sentences) of BM25 + vectors, with
   their RRF score;
@@ -19,6 +20,7 @@ Relevance is plain RRF; ``rank`` turns it into the final score.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -150,17 +152,25 @@ async def gather(
     vectors: VectorIndex | None = None,
 ) -> Pool:
     """Every candidate for ``query`` with its RRF relevance (see the module docstring)."""
-    passages = await hybrid_search(
-        conn, embed_query, query, space, k=config.search_k, config=config, vectors=vectors
+    semantic = config.enable_semantic  # off: passages only; rules set by hand bind all the same
+    terms = sorted(_terms(query)) if semantic else []
+    recent = now - config.superseded_recent_days * SECONDS_PER_DAY
+    # The states that don't depend on what the search finds (rules, the user's, word
+    # matches) are read while the query is being embedded, off the critical path.
+    passages, early = await asyncio.gather(
+        hybrid_search(
+            conn, embed_query, query, space, k=config.search_k, config=config, vectors=vectors
+        ),
+        _state_rows(conn, space, _early_parts(terms, config, recent, user=semantic)),
     )
     items: dict[ItemKey, Candidate] = {}
     for p in passages[: config.recall_passages]:  # all of them still lend states their score
         items[("passage", p.sentence_id)] = _passage_candidate(p, p.score)
-    if not config.enable_semantic:  # passages only; rules set by hand bind all the same
-        return Pool(items, (await _states(conn, space, [], [], config, now))[1])
     found = {p.sentence_id: p.score for p in passages}
-    terms = sorted(_terms(query))
-    states, rules, closed_cited = await _states(conn, space, terms, list(found), config, now)
+    if not semantic:
+        return Pool(items, _classify(early, [], config, recent)[1])
+    cited_rows = await _state_rows(conn, space, _cited_parts(list(found)))
+    states, rules, closed_cited = _classify([*early, *cited_rows], list(found), config, recent)
     event_sql, event_args = _event_query(space, terms, list(found), config)
     events = [event_candidate(r) for r in await conn.execute_fetchall(event_sql, event_args)]
     matched: list[tuple[int, Candidate]] = []
@@ -264,34 +274,15 @@ def _describe(cand: Candidate) -> str:
     return f"{cand.event.what} {' '.join(cand.event.who)}"
 
 
-async def _states(
-    conn: aiosqlite.Connection,
-    space: str,
-    terms: list[str],
-    sentence_ids: list[int],
-    config: OrmaConfig,
-    now: float,
-) -> tuple[list[Candidate], list[State], bool]:
-    """States cited by found sentences (recently closed too), matching words, the user's, rules.
+# One source of states: a WHERE test, its values, and an optional bound.
+_Part = tuple[str, list[object], int | None]
 
-    The flag says whether a found sentence backs any closed state, however old
-    (its replacement chain then has to be followed for the outdated marks).
-    """
-    recent = now - config.superseded_recent_days * SECONDS_PER_DAY
-    # One trip, each source bounded in SQL (a space may hold thousands of the user's states).
-    parts: list[tuple[str, list[object], int | None]] = [
-        (f"s.active = 1 AND {_RULE_TEST}", [], None),
-        ("s.active = 1 AND e.name = ?", [USER], config.recall_user_states),
-    ]
-    if sentence_ids:  # closed ones of any age too: their lines get outdated marks
-        parts.append(
-            (
-                "s.id IN (SELECT id FROM states WHERE sentence_id IN "
-                f"({','.join('?' * len(sentence_ids))}))",
-                [*sentence_ids],
-                None,
-            )
-        )
+
+def _early_parts(terms: list[str], config: OrmaConfig, recent: float, *, user: bool) -> list[_Part]:
+    """Rules, the user's own active states and the states naming a query word."""
+    parts: list[_Part] = [(f"s.active = 1 AND {_RULE_TEST}", [], None)]
+    if user:  # bounded in SQL: a space may hold thousands of the user's states
+        parts.append(("s.active = 1 AND e.name = ?", [USER], config.recall_user_states))
     if terms:
         likes = " OR ".join(["s.value LIKE ? OR s.attribute LIKE ? OR e.name LIKE ?"] * len(terms))
         words = [f"%{t}%" for t in terms for _ in range(3)]
@@ -302,6 +293,25 @@ async def _states(
                 config.recall_states,
             )
         )
+    return parts
+
+
+def _cited_parts(sentence_ids: list[int]) -> list[_Part]:
+    """States drawn from the found sentences, closed ones of any age too (for the marks)."""
+    if not sentence_ids:
+        return []
+    marks = ",".join("?" * len(sentence_ids))
+    return [
+        (f"s.id IN (SELECT id FROM states WHERE sentence_id IN ({marks}))", [*sentence_ids], None)
+    ]
+
+
+async def _state_rows(
+    conn: aiosqlite.Connection, space: str, parts: list[_Part]
+) -> list[aiosqlite.Row]:
+    """The rows of every part, in one statement, each part newest first within its bound."""
+    if not parts:
+        return []
     selects, args = [], []
     for test, values, limit in parts:
         bound = "" if limit is None else f" LIMIT {int(limit)}"
@@ -310,8 +320,20 @@ async def _states(
             f"ORDER BY coalesce(s.rehearsed_at, s.stated_at) DESC, s.id DESC{bound})"
         )
         args += [space, *values]
+    return list(await conn.execute_fetchall(" UNION ".join(selects), args))
+
+
+def _classify(
+    rows: list[aiosqlite.Row], sentence_ids: list[int], config: OrmaConfig, recent: float
+) -> tuple[list[Candidate], list[State], bool]:
+    """States cited by found sentences (recently closed too), matching words, the user's, rules.
+
+    The flag says whether a found sentence backs any closed state, however old
+    (its replacement chain then has to be followed for the outdated marks).
+    """
+    unique = {int(r[0]): r for r in reversed(rows)}  # a state read twice: its first row
     rows = sorted(
-        await conn.execute_fetchall(" UNION ".join(selects), args),
+        unique.values(),
         key=lambda r: (r[_STATE_COLUMNS + 1] or r[_STATE_COLUMNS], r[0]),
         reverse=True,
     )
