@@ -8,8 +8,7 @@ from typing import Annotated
 import typer
 
 from orma_proxy.cli.serve_cmds import ModelOption, UpstreamOption
-from orma_proxy.cli.shared_options import DbOption, SpaceOption, say, state
-from orma_proxy.config import OrmaConfig
+from orma_proxy.cli.shared_options import DbOption, SpaceOption, configured, say, state
 from orma_proxy.mcp.clients import CLIENTS, snippet
 
 app = typer.Typer()
@@ -62,8 +61,5 @@ def mcp(
         return
     from orma_proxy.mcp.server import serve_stdio  # the SDK loads only for the server
 
-    given = {"upstream": upstream, "model": model}
-    config = OrmaConfig.load(**{name: value for name, value in given.items() if value})
-    if db is not None:
-        config.db_path = db
+    config = configured(db, upstream=upstream, model=model)
     serve_stdio(config, space=space, embedder=cli.embedder)

@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 import uvicorn
 
-from orma_proxy.cli.shared_options import DbOption, say, state
+from orma_proxy.cli.shared_options import DbOption, configured, say, state
 from orma_proxy.config import OrmaConfig
 from orma_proxy.errors import ConfigError
 from orma_proxy.server import create_app
@@ -114,21 +114,16 @@ def proxy_config(
     keys = parse_keys(api_keys or "")
     if api_keys_file is not None:
         keys.update(load_keys_file(api_keys_file))
-    given: dict[str, object] = {
-        "upstream": upstream,
-        "model": model,
-        "host": host,
-        "port": port,
-        "upstream_api_key": upstream_api_key,
-    }
-    chosen = {name: value for name, value in given.items() if value is not None}
-    if keys:
-        chosen["api_keys"] = keys
-    if insecure:
-        chosen["insecure"] = True
-    config = OrmaConfig.load(**chosen)
-    if db is not None:
-        config.db_path = db
+    config = configured(
+        db,
+        upstream=upstream,
+        model=model,
+        host=host,
+        port=port,
+        upstream_api_key=upstream_api_key,
+        api_keys=keys or None,
+        insecure=insecure or None,
+    )
     if not _is_loopback(config.host) and not config.api_keys and not config.insecure:
         raise ConfigError(
             f"refusing to serve memories on {config.host} without API keys: set ORMA_API_KEYS "

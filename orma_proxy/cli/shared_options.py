@@ -112,6 +112,15 @@ JsonOption = Annotated[
 ]
 
 
+def configured(db: Path | None, **given: object) -> OrmaConfig:
+    """The configuration with only the options a user gave (None keeps what the
+    environment, ``config.toml`` or the default says) and ``--db`` applied."""
+    config = OrmaConfig.load(**{name: value for name, value in given.items() if value is not None})
+    if db is not None:
+        config.db_path = db
+    return config
+
+
 @contextmanager
 def open_memory(
     cli: CliState,
@@ -128,10 +137,7 @@ def open_memory(
     ``must_exist`` is for commands that only read or rebuild: they should not
     leave an empty database behind because of a typo in ``--db``.
     """
-    given = {"embed_model": embed_model, "upstream": upstream, "model": model}
-    config = OrmaConfig.load(**{name: value for name, value in given.items() if value is not None})
-    if db is not None:
-        config.db_path = db
+    config = configured(db, embed_model=embed_model, upstream=upstream, model=model)
     path = config.resolved_db_path()
     if must_exist and not path.exists():
         raise StoreError(f"no memory at {path} yet: store something first with `orma add`")

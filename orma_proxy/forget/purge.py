@@ -3,10 +3,10 @@
 The one deliberate exception to append-only episodes. In one write
 transaction, with ``secure_delete`` on so freed space is zeroed: the matching
 episodes, their sentences, FTS5 postings (external-content ``delete`` and the
-CJK pairs' rows, then ``optimize`` so no old segment keeps a term), vectors (bit and float), the
-states and events drawn from them with their graph links and access-log rows,
-entities left with nothing, and whatever sleep kept about those batches
-(rejected items, error texts). A release query holding the purged text is
+CJK pairs' rows, then ``optimize`` so no old segment keeps a term), vectors
+(bit and float), the states and events drawn from them with their graph links
+and access-log rows, entities left with nothing, and whatever sleep kept about
+those batches (rejected items, error texts). A release query holding the purged text is
 scrubbed. Then ``store.compact`` rewrites the file and empties the log, so the
 bytes are gone from the ``.db``, ``-wal`` and ``-shm`` files. The audit row
 keeps ids and counts, never the text.
