@@ -126,8 +126,9 @@ class OrmaConfig(BaseModel):
     vector_memory_after: int = Field(
         2,
         ge=0,
-        description="Hold a space's bit vectors in memory for the coarse k-NN once it has "
-        "been searched this many times by one process (0 = never: always vec0).",
+        description="Hold a space's vectors in memory for the k-NN (bits for the coarse "
+        "search, floats for the exact re-rank: ~1.6 KB a sentence) once it has been "
+        "searched this many times by one process (0 = never: always vec0).",
     )
     vector_catch_up_max: int = Field(
         5_000,

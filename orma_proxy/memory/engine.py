@@ -158,7 +158,7 @@ class AsyncMemory:
 
     @property
     def vector_index(self) -> VectorIndex:
-        """The in-memory coarse k-NN of the spaces this process searches often."""
+        """The in-memory k-NN of the spaces this process searches often."""
         return self._opened().vectors
 
     # --- writing -----------------------------------------------------------------

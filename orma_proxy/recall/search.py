@@ -105,9 +105,9 @@ async def hybrid_search(
 ) -> list[Passage]:
     """The ``k`` best passages of ``space`` for ``query``.
 
-    With ``vectors``, the coarse k-NN runs in memory once that index holds the
+    With ``vectors``, the k-NN runs in memory once that index holds the
     space (it catches up on the reader while the query is being embedded);
-    ``conn`` must have its ``orma_coarse`` function (``VectorIndex.register``).
+    ``conn`` must have its ``orma_nearest`` function (``VectorIndex.register``).
     """
     query = query[: config.max_query_chars]
     if config.enable_semantic:

@@ -8,6 +8,7 @@ is true now, so finding "I live in Pune" yields the current home city.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from dataclasses import dataclass
@@ -239,10 +240,14 @@ async def matching_states(
     for word in words:
         tests.append("s.value LIKE ? OR s.attribute LIKE ? OR s.condition LIKE ? OR e.name LIKE ?")
         args += [f"%{word}%"] * 4
-    rows = await conn.execute_fetchall(
-        f"{chain}SELECT q.*, {is_head.replace('s.id', 'q.id')} FROM ({_STATE_SQL}"
-        f"WHERE s.space = ? AND s.active = 1 AND ({' OR '.join(tests)})) q",
-        args,
+    # Both statements are queued on the reader at once: one wait for the two.
+    rows, events = await asyncio.gather(
+        conn.execute_fetchall(
+            f"{chain}SELECT q.*, {is_head.replace('s.id', 'q.id')} FROM ({_STATE_SQL}"
+            f"WHERE s.space = ? AND s.active = 1 AND ({' OR '.join(tests)})) q",
+            args,
+        ),
+        _candidate_events(conn, space, sorted(terms), marks, sentence_ids),
     )
     states = [_state(r) for r in rows]
     heads = {state.id for state, r in zip(states, rows, strict=True) if r[-1]}
@@ -251,7 +256,6 @@ async def matching_states(
          + (_PASSAGE_BONUS if s.id in heads else 0), s)
         for s in states
     ]  # fmt: skip
-    events = await _candidate_events(conn, space, sorted(terms), marks, sentence_ids)
     found = set(sentence_ids)
     scored_events = [
         (len(terms & _terms(f"{e.what} {' '.join(e.who)}"))

@@ -53,7 +53,7 @@ async def open_viz_reader(memory: AsyncMemory) -> aiosqlite.Connection:
     """The viz's own read-only connection to the memory's file (closed by the lifespan).
 
     Its recall preview searches like the proxy, so it gets the in-memory k-NN's
-    ``orma_coarse`` function too.
+    ``orma_nearest`` function too.
     """
     conn = await open_async(
         memory.path, busy_timeout_ms=memory.config.busy_timeout_ms, read_only=True

@@ -1,10 +1,13 @@
-"""A space's bit vectors held in memory, for the coarse k-NN of a long-running process.
+"""A space's vectors held in memory, for the k-NN of a long-running process.
 
 sqlite-vec's vec0 k-NN keeps its top-k by scanning each chunk's distances once
 per result, so asking it for the 120 coarse candidates of a 30-result search
-cost 7-8 ms at 20,000 sentences. The same Hamming search over the same
-binary-quantised vectors held as numpy words takes about 0.5 ms, and the exact
-cosine re-rank stays in SQL on the float copies (``store/vectors.py``).
+cost 7-8 ms at 20,000 sentences, and re-ranking them exactly in SQL (120 row
+lookups of the float copies) another ~1.3 ms. The same Hamming search over the
+same binary-quantised vectors held as numpy words takes about 0.5 ms, and the
+exact cosine re-rank of its candidates against float32 copies held beside them
+about 0.02 ms. The cost is memory: ~1.6 KB a sentence (32 MB for a space of
+20,000 sentences), for the spaces this process searches often.
 
 SQLite stays the truth; this is a cache that any process can keep correct:
 every write to ``sentence_vectors`` logs the sentence id in ``vector_changes``
@@ -35,6 +38,7 @@ from orma_proxy.store.connect import open_sync
 log = logging.getLogger(__name__)
 
 _WORD_BYTES = 8
+_MIN_CAPACITY = 64
 
 _CHANGES_SQL = (
     "SELECT c.seq, c.sentence_id, s.space, v.embedding FROM vector_changes c "
@@ -59,53 +63,119 @@ def pack_bits(vectors: Vectors) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class SpaceBits:
-    """One space's sentence ids and their bit vectors, word-major for fast XOR."""
+class SpaceVectors:
+    """One space's sentence ids, bit vectors (word-major, for XOR) and float vectors.
 
-    ids: np.ndarray  # int64 (n,)
-    words: np.ndarray  # uint64 (words, n)
+    The arrays are buffers with room at the end and a snapshot reads only its
+    first ``size`` entries, so appending a turn's sentences writes past them and
+    returns a new snapshot on the same buffers: no copy of the whole space per
+    turn, and a search still running on the old snapshot in the reader's thread
+    sees exactly what it saw.
+    """
+
+    ids_buffer: np.ndarray  # int64 (capacity,)
+    words_buffer: np.ndarray  # uint64 (words, capacity)
+    floats_buffer: np.ndarray  # float32 (capacity, dim)
+    size: int
 
     @classmethod
-    def build(cls, ids: list[int], blobs: list[bytes]) -> SpaceBits:
-        if not ids:
-            return cls(np.zeros(0, np.int64), np.zeros((0, 0), np.uint64))
-        floats = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), -1)
-        return cls(np.asarray(ids, dtype=np.int64), np.ascontiguousarray(pack_bits(floats).T))
+    def build(cls, ids: list[int], blobs: list[bytes]) -> SpaceVectors:
+        dim = len(blobs[0]) // 4 if blobs else 0
+        floats = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), dim)
+        return cls._of(np.asarray(ids, dtype=np.int64), floats)
 
-    def nearest(self, query: Vectors, count: int) -> list[int]:
-        """The ids of the ``count`` vectors nearest to ``query`` by Hamming distance."""
-        n = len(self.ids)
-        if n == 0:
-            return []
+    @classmethod
+    def _of(cls, ids: np.ndarray, floats: np.ndarray, capacity: int = 0) -> SpaceVectors:
+        """A snapshot holding ``ids`` and ``floats`` in buffers of at least ``capacity``."""
+        size = len(ids)
+        capacity = max(capacity, size)
+        words = pack_bits(floats)
+        ids_buffer = np.zeros(capacity, np.int64)
+        words_buffer = np.zeros((words.shape[1], capacity), np.uint64)
+        floats_buffer = np.zeros((capacity, floats.shape[1]), np.float32)
+        ids_buffer[:size], words_buffer[:, :size], floats_buffer[:size] = ids, words.T, floats
+        return cls(ids_buffer, words_buffer, floats_buffer, size)
+
+    @property
+    def ids(self) -> np.ndarray:
+        return self.ids_buffer[: self.size]
+
+    @property
+    def words(self) -> np.ndarray:
+        return self.words_buffer[:, : self.size]
+
+    @property
+    def floats(self) -> np.ndarray:
+        return self.floats_buffer[: self.size]
+
+    @property
+    def nbytes(self) -> int:
+        """Memory held, spare room included."""
+        return self.ids_buffer.nbytes + self.words_buffer.nbytes + self.floats_buffer.nbytes
+
+    def coarse(self, query: Vectors, count: int) -> np.ndarray:
+        """Positions of the ``count`` vectors nearest to ``query`` by Hamming distance."""
+        words = self.words
         wanted = pack_bits(np.asarray(query, dtype=np.float32)[None, :])[0]
-        if len(wanted) != self.words.shape[0]:
-            return []
-        distance = np.bitwise_count(self.words[0] ^ wanted[0]).astype(np.uint16)
-        for row, word in zip(self.words[1:], wanted[1:], strict=True):
+        if self.size == 0 or len(wanted) != words.shape[0]:
+            return np.zeros(0, np.intp)
+        distance = np.bitwise_count(words[0] ^ wanted[0]).astype(np.uint16)
+        for row, word in zip(words[1:], wanted[1:], strict=True):
             distance += np.bitwise_count(row ^ word)
-        if count < n:
-            picked = np.argpartition(distance, count)[:count]
-            return [int(i) for i in self.ids[picked]]
-        return [int(i) for i in self.ids]
+        if count < self.size:
+            return np.argpartition(distance, count)[:count]
+        return np.arange(self.size)
 
-    def merged(self, gone: set[int], added: SpaceBits) -> SpaceBits:
+    def nearest(self, query: Vectors, count: int, k: int) -> list[tuple[int, float]]:
+        """The ``k`` best (id, cosine) of the ``count`` Hamming candidates, best first.
+
+        The same answer as vec0's candidates re-ranked by ``vec_distance_cosine``
+        on the float copies (``store/vectors.py``).
+        """
+        query = np.asarray(query, dtype=np.float32)
+        picked = self.coarse(query, count)
+        if not len(picked) or self.floats.shape[1] != len(query):
+            return []
+        candidates = self.floats[picked]
+        norms = np.linalg.norm(candidates, axis=1) * np.linalg.norm(query)
+        sims = (candidates @ query) / np.where(norms > 0, norms, 1.0)
+        order = np.argsort(-sims, kind="stable")[:k]
+        ids = self.ids[picked[order]]
+        return [(int(i), float(s)) for i, s in zip(ids, sims[order], strict=True)]
+
+    def merged(self, gone: set[int], added: SpaceVectors) -> SpaceVectors:
         """This space without ``gone`` and ``added``'s ids, plus ``added``."""
-        drop = gone | {int(i) for i in added.ids}
-        if len(added.ids) and self.words.size and added.words.shape[0] != self.words.shape[0]:
+        if not added.size:
+            return self._without(gone)
+        if self.size and added.floats.shape[1] != self.floats.shape[1]:
             return added  # another model's width: only the new vectors are comparable
-        ids, words = self.ids, self.words
+        drop = gone | {int(i) for i in added.ids}
         # Sentence ids only grow, so a turn's new sentences are past every held one: the
-        # common catch-up appends without matching each held id against the changes.
-        if len(ids) and min(drop, default=0) <= int(ids.max()):
-            keep = ~np.isin(ids, np.fromiter(drop, np.int64, len(drop)))
-            ids, words = ids[keep], words[:, keep]
-        if not len(added.ids):
-            return SpaceBits(ids, words)
-        if not words.size:
-            return added
-        return SpaceBits(
-            np.concatenate([ids, added.ids]), np.concatenate([words, added.words], axis=1)
-        )
+        # common catch-up appends into the spare room without matching each held id.
+        kept = self._without(drop)
+        return kept._appended(added)
+
+    def _without(self, drop: set[int]) -> SpaceVectors:
+        if not self.size or min(drop, default=0) > int(self.ids.max()):
+            return self
+        keep = ~np.isin(self.ids, np.fromiter(drop, np.int64, len(drop)))
+        if keep.all():
+            return self
+        return SpaceVectors._of(self.ids[keep], self.floats[keep])
+
+    def _appended(self, added: SpaceVectors) -> SpaceVectors:
+        size = self.size + added.size
+        capacity = max(_MIN_CAPACITY, 2 * size)
+        if not self.size:
+            return SpaceVectors._of(added.ids, added.floats, capacity)
+        if size > len(self.ids_buffer):
+            ids = np.concatenate([self.ids, added.ids])
+            return SpaceVectors._of(ids, np.concatenate([self.floats, added.floats]), capacity)
+        # Past ``self.size``: no snapshot reads there, so no search can see it change.
+        self.ids_buffer[self.size : size] = added.ids
+        self.words_buffer[:, self.size : size] = added.words
+        self.floats_buffer[self.size : size] = added.floats
+        return SpaceVectors(self.ids_buffer, self.words_buffer, self.floats_buffer, size)
 
 
 class _Closing(Exception):
@@ -113,14 +183,14 @@ class _Closing(Exception):
 
 
 class VectorIndex:
-    """The bit vectors of the spaces this process searches often, kept current."""
+    """The vectors of the spaces this process searches often, kept current."""
 
     def __init__(self, path: Path, *, busy_timeout_ms: int, load_after: int, catch_up_max: int):
         self._path = path
         self._busy_timeout_ms = busy_timeout_ms
         self._load_after = load_after
         self._catch_up_max = catch_up_max
-        self._spaces: dict[str, SpaceBits] = {}
+        self._spaces: dict[str, SpaceVectors] = {}
         self._searches: Counter[str] = Counter()
         self._loading: dict[str, asyncio.Task[None]] = {}
         self._applied = 0  # the last vector_changes.seq every held space reflects
@@ -128,7 +198,7 @@ class VectorIndex:
         self._closing = threading.Event()  # stops a load's worker thread early
 
     def holds(self, space: str) -> bool:
-        """Whether ``space``'s coarse k-NN runs in memory now."""
+        """Whether ``space``'s k-NN runs in memory now."""
         return space in self._spaces
 
     async def settle(self) -> None:
@@ -162,17 +232,19 @@ class VectorIndex:
         for space, held in list(self._spaces.items()):
             added = fresh.get(space, {})
             self._spaces[space] = held.merged(
-                gone, SpaceBits.build(list(added), list(added.values()))
+                gone, SpaceVectors.build(list(added), list(added.values()))
             )
         self._applied = changes[-1][0]
 
-    def nearest(self, space: str, query: Vectors, count: int) -> list[int] | None:
-        """The ``count`` Hamming-nearest sentence ids, or None while ``space`` isn't held."""
+    def nearest(
+        self, space: str, query: Vectors, count: int, k: int
+    ) -> list[tuple[int, float]] | None:
+        """The ``k`` best (id, cosine) of ``count`` Hamming candidates (None: not held)."""
         held = self._spaces.get(space)
-        return None if held is None else held.nearest(query, count)
+        return None if held is None else held.nearest(query, count, k)
 
     def use(self, space: str) -> bool:
-        """Count a search of ``space``; True if its coarse k-NN can run in memory now.
+        """Count a search of ``space``; True if its k-NN can run in memory now.
 
         Counting is what starts a background load once a space has been searched
         ``load_after`` times.
@@ -184,31 +256,36 @@ class VectorIndex:
             self._loading[space] = asyncio.create_task(self._load(space))
         return False
 
-    def coarse_json(self, space: str, query: bytes, count: int) -> str:
-        """``orma_coarse(space, q, kc)``: the candidates as a JSON array, for ``json_each``.
+    def nearest_json(self, space: str, query: bytes, count: int, k: int) -> str:
+        """``orma_nearest(space, q, kc, k)``: ``[[id, cosine], ...]`` best first, for ``json_each``.
 
-        Registered on the reader connection, so the Hamming k-NN runs in the
-        reader's thread inside the search's own statement. A space dropped
-        meanwhile (a bulk change) gives no candidates for that one search.
+        Registered on the reader connection, so the k-NN runs in the reader's
+        thread inside the search's own statement. A space dropped meanwhile (a
+        bulk change) gives no hits for that one search.
         """
-        found = self.nearest(space, np.frombuffer(query, dtype=np.float32), count)
+        found = self.nearest(space, np.frombuffer(query, dtype=np.float32), count, k)
         return json.dumps(found or [])
 
     async def register(self, conn: aiosqlite.Connection) -> None:
-        """Make ``orma_coarse`` available to the statements of ``conn``."""
-        await conn.create_function("orma_coarse", 3, self.coarse_json)
+        """Make ``orma_nearest`` available to the statements of ``conn``."""
+        await conn.create_function("orma_nearest", 4, self.nearest_json)
 
     async def _load(self, space: str) -> None:
         try:
-            seq, bits = await asyncio.to_thread(self._read_space, space)
+            seq, held = await asyncio.to_thread(self._read_space, space)
             async with self._lock:
                 if not self._spaces:
                     self._applied = seq
                 # Changes between an older point and ``seq`` are applied again on the
                 # next catch-up; applying a change twice gives the same result.
                 self._applied = min(self._applied, seq)
-                self._spaces[space] = bits
-            log.info("vector index: %d vectors of space %r in memory", len(bits.ids), space)
+                self._spaces[space] = held
+            log.info(
+                "vector index: %d vectors of space %r in memory (%.1f MB)",
+                held.size,
+                space,
+                held.nbytes / 1e6,
+            )
         except _Closing:
             return
         except (sqlite3.Error, OSError) as exc:
@@ -216,8 +293,8 @@ class VectorIndex:
         finally:
             self._loading.pop(space, None)
 
-    def _read_space(self, space: str) -> tuple[int, SpaceBits]:
-        """One snapshot of ``space``: the change it reflects and its bit vectors."""
+    def _read_space(self, space: str) -> tuple[int, SpaceVectors]:
+        """One snapshot of ``space``: the change it reflects and its vectors."""
         conn = open_sync(self._path, busy_timeout_ms=self._busy_timeout_ms, read_only=True)
         try:
             conn.execute("BEGIN")
@@ -229,7 +306,7 @@ class VectorIndex:
                 ids.append(int(sentence_id))
                 blobs.append(blob)
             conn.execute("COMMIT")
-            return seq, SpaceBits.build(ids, blobs)
+            return seq, SpaceVectors.build(ids, blobs)
         finally:
             conn.close()
 

@@ -103,27 +103,27 @@ async def store_vectors(
     return len(params)
 
 
-# The ``:k`` sentences of ``:space`` nearest to the float32 blob ``:q``: ``:kc``
-# coarse candidates re-ranked by exact cosine on the float copies, hits under
-# the space's noise floor dropped if ``:use_floor``. The candidates come from a
-# Hamming k-NN over vec0's bit vectors, or (INDEX_NEAREST_SQL) from the one
-# ``VectorIndex`` runs in memory.
-_NEAREST = (
-    "WITH coarse AS ({coarse}), "
-    "scored AS (SELECT v.sentence_id, 1.0 - vec_distance_cosine(v.embedding, :q) AS sim "
+# Hits under the space's noise floor are dropped if ``:use_floor``.
+_ABOVE_FLOOR = (
+    "(NOT :use_floor OR score >= "
+    "coalesce((SELECT noise_floor FROM space_stats WHERE space = :space), -1.0))"
+)
+# The ``:k`` sentences of ``:space`` nearest to the float32 blob ``:q``, as (id, score):
+# ``:kc`` coarse candidates from a Hamming k-NN over vec0's bit vectors, re-ranked by
+# exact cosine on the float copies.
+NEAREST_SQL = (
+    "WITH coarse AS (SELECT sentence_id FROM {VEC_TABLE} "
+    "WHERE embedding MATCH vec_quantize_binary(:q) AND k = :kc AND space = :space), "
+    "scored AS (SELECT v.sentence_id AS id, 1.0 - vec_distance_cosine(v.embedding, :q) AS score "
     "FROM coarse JOIN sentence_vectors v USING (sentence_id)) "
-    "SELECT sentence_id AS id, sim AS score FROM scored WHERE NOT :use_floor OR sim >= "
-    "coalesce((SELECT noise_floor FROM space_stats WHERE space = :space), -1.0) "
-    "ORDER BY sim DESC LIMIT :k"
-)
-NEAREST_SQL = _NEAREST.format(
-    coarse=f"SELECT sentence_id FROM {VEC_TABLE} "
-    "WHERE embedding MATCH vec_quantize_binary(:q) AND k = :kc AND space = :space"
-)
-# The candidates found in memory by ``VectorIndex`` inside this statement (the
-# ``orma_coarse`` function it registers on the reader connection).
-INDEX_NEAREST_SQL = _NEAREST.format(
-    coarse="SELECT value AS sentence_id FROM json_each(orma_coarse(:space, :q, :kc))"
+    f"SELECT id, score FROM scored WHERE {_ABOVE_FLOOR} ORDER BY score DESC LIMIT :k"
+).replace("{VEC_TABLE}", VEC_TABLE)
+# The same, found in memory by ``VectorIndex`` inside this statement (the
+# ``orma_nearest`` function it registers on the reader connection).
+INDEX_NEAREST_SQL = (
+    "WITH hits AS (SELECT value ->> 0 AS id, value ->> 1 AS score "
+    "FROM json_each(orma_nearest(:space, :q, :kc, :k))) "
+    f"SELECT id, score FROM hits WHERE {_ABOVE_FLOOR} ORDER BY score DESC"
 )
 
 
@@ -159,7 +159,7 @@ async def nearest(
 
     With ``use_floor``, hits under the space's noise floor are left out: they are
     no more similar than two random sentences of that space. ``in_memory``: the
-    coarse k-NN is ``VectorIndex``'s (``conn`` carries its ``orma_coarse``).
+    k-NN is ``VectorIndex``'s (``conn`` carries its ``orma_nearest``).
     """
     params = nearest_params(query, space, k=k, oversample=oversample, use_floor=use_floor)
     rows = await conn.execute_fetchall(INDEX_NEAREST_SQL if in_memory else NEAREST_SQL, params)

@@ -1,4 +1,4 @@
-"""The in-memory coarse k-NN: same answers as vec0, current across processes, per space."""
+"""The in-memory k-NN: same answers as vec0, current across processes, per space."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ import pytest
 from orma_proxy import AsyncMemory, OrmaConfig
 from orma_proxy.embed.onnx import OnnxEmbedder
 from orma_proxy.store.connect import open_sync
-from orma_proxy.store.vector_index import SpaceBits, VectorIndex, pack_bits
+from orma_proxy.store.vector_index import SpaceVectors, VectorIndex, pack_bits
+from orma_proxy.store.vectors import nearest
 from tests.embedders import HashingEmbedder
 
 NOTES = [
@@ -57,24 +58,55 @@ def test_hamming_distances_match_sqlite_vec(tmp_path: Path) -> None:
         conn.close()
 
 
-def test_nearest_is_the_exact_hamming_top_k() -> None:
+def test_coarse_candidates_are_the_exact_hamming_top_k() -> None:
     rng = np.random.default_rng(5)
     vectors = rng.standard_normal((500, 384)).astype(np.float32)
     ids = list(range(1000, 1500))
-    space = SpaceBits.build(ids, [v.tobytes() for v in vectors])
+    space = SpaceVectors.build(ids, [v.tobytes() for v in vectors])
     query = rng.standard_normal(384).astype(np.float32)
     distance = (np.bitwise_count(pack_bits(vectors) ^ pack_bits(query[None, :])[0])).sum(axis=1)
     cutoff = np.sort(distance)[19]
-    got = space.nearest(query, 20)
-    assert len(got) == 20 and all(distance[i - 1000] <= cutoff for i in got)
-    assert sorted(space.nearest(query, 10_000)) == ids
+    got = space.coarse(query, 20)
+    assert len(got) == 20 and all(distance[i] <= cutoff for i in got)
+    assert sorted(space.coarse(query, 10_000).tolist()) == list(range(500))
+
+
+def test_nearest_reranks_the_candidates_by_exact_cosine() -> None:
+    rng = np.random.default_rng(6)
+    vectors = rng.standard_normal((300, 64)).astype(np.float32)
+    space = SpaceVectors.build(list(range(300)), [v.tobytes() for v in vectors])
+    query = rng.standard_normal(64).astype(np.float32)
+    candidates = space.coarse(query, 40)
+    cosine = vectors @ query / (np.linalg.norm(vectors, axis=1) * np.linalg.norm(query))
+    best = sorted(candidates.tolist(), key=lambda i: -cosine[i])[:10]
+    got = space.nearest(query, 40, 10)
+    assert [i for i, _ in got] == best
+    assert np.allclose([s for _, s in got], cosine[best], atol=1e-6)
+    assert space.nearest(rng.standard_normal(32).astype(np.float32), 40, 10) == []  # other width
+
+
+async def test_in_memory_hits_and_scores_equal_sqlite_vec(amem: AsyncMemory) -> None:
+    """The statement the search runs, either way: same ids, same cosines."""
+    for note in NOTES:
+        await amem.add(note, space="alice")
+    await amem.flush()
+    reader = amem._opened().reader
+    await _held(amem, "alice")
+    for query in QUERIES:
+        vector = amem.embedder.embed([query])[0]
+        vec0 = await nearest(reader, vector, "alice", k=5, oversample=4, use_floor=False)
+        held = await nearest(
+            reader, vector, "alice", k=5, oversample=4, use_floor=False, in_memory=True
+        )
+        assert [i for i, _ in held] == [i for i, _ in vec0]
+        assert np.allclose([s for _, s in held], [s for _, s in vec0], atol=1e-5)
 
 
 def test_merging_replaces_and_removes_by_id() -> None:
     rng = np.random.default_rng(9)
     blobs = [v.tobytes() for v in rng.standard_normal((4, 64)).astype(np.float32)]
-    held = SpaceBits.build([1, 2, 3], blobs[:3])
-    merged = held.merged({2}, SpaceBits.build([3, 4], [blobs[0], blobs[3]]))
+    held = SpaceVectors.build([1, 2, 3], blobs[:3])
+    merged = held.merged({2}, SpaceVectors.build([3, 4], [blobs[0], blobs[3]]))
     assert sorted(merged.ids.tolist()) == [1, 3, 4]
     three = merged.words[:, merged.ids.tolist().index(3)]
     assert np.array_equal(three, held.words[:, 0])  # 3 now carries the vector it was given
@@ -83,15 +115,32 @@ def test_merging_replaces_and_removes_by_id() -> None:
 def test_new_sentences_past_every_held_id_are_appended_and_old_ids_still_replaced() -> None:
     rng = np.random.default_rng(11)
     blobs = [v.tobytes() for v in rng.standard_normal((6, 64)).astype(np.float32)]
-    held = SpaceBits.build([1, 2, 3], blobs[:3])
-    grown = held.merged({4, 5}, SpaceBits.build([4, 5], blobs[3:5]))  # a turn's new sentences
+    held = SpaceVectors.build([1, 2, 3], blobs[:3])
+    grown = held.merged({4, 5}, SpaceVectors.build([4, 5], blobs[3:5]))  # a turn's new sentences
     assert grown.ids.tolist() == [1, 2, 3, 4, 5]
     assert np.array_equal(grown.words[:, :3], held.words)
     # An id at or below the newest held one (reused after a purge, or imported) replaces.
-    again = grown.merged({5, 0}, SpaceBits.build([5, 0], [blobs[5], blobs[0]]))
+    again = grown.merged({5, 0}, SpaceVectors.build([5, 0], [blobs[5], blobs[0]]))
     assert sorted(again.ids.tolist()) == [0, 1, 2, 3, 4, 5]
-    five = SpaceBits.build([5], [blobs[5]]).words[:, 0]
+    five = SpaceVectors.build([5], [blobs[5]]).words[:, 0]
     assert np.array_equal(again.words[:, again.ids.tolist().index(5)], five)
+
+
+def test_appending_leaves_earlier_snapshots_as_they_were() -> None:
+    """A search still reading the old snapshot (in the reader's thread) sees no change."""
+    rng = np.random.default_rng(12)
+    vectors = rng.standard_normal((400, 32)).astype(np.float32)
+    blobs = [v.tobytes() for v in vectors]
+    held = SpaceVectors.build([0], blobs[:1])
+    snapshots = [held]
+    for i in range(1, 400):
+        held = held.merged({i}, SpaceVectors.build([i], [blobs[i]]))
+        snapshots.append(held)
+    assert held.nbytes < 4 * 400 * (8 + 8 + 4 * 32)  # room grows by doubling, not per turn
+    for size, snapshot in enumerate(snapshots, start=1):
+        assert snapshot.ids.tolist() == list(range(size))
+        assert np.array_equal(snapshot.floats, vectors[:size])
+    assert np.array_equal(held.words, pack_bits(vectors).T)
 
 
 async def test_in_memory_candidates_give_the_same_results_as_vec0(amem: AsyncMemory) -> None:
@@ -122,13 +171,13 @@ async def test_another_processs_writes_and_purges_are_seen(
         await cli.flush()
         query = embedder.embed(["where does my pet go when it storms?"])[0]
         await index.catch_up(proxy._opened().reader)
-        found = index.nearest("alice", query, 1)
+        found = index.nearest("alice", query, 4, 1)
         hit = (await proxy.search("where does my pet go when it storms?", space="alice")).passages
-        assert hit[0].text == text and found == [hit[0].sentence_id]
+        assert hit[0].text == text and found is not None and found[0][0] == hit[0].sentence_id
 
         await cli.purge([episode], space="alice")
         await index.catch_up(proxy._opened().reader)
-        assert hit[0].sentence_id not in (index.nearest("alice", query, 50) or [])
+        assert hit[0].sentence_id not in dict(index.nearest("alice", query, 50, 50) or [])
         texts = [p.text for p in (await proxy.search("cat under the sofa", space="alice")).passages]
         assert text not in texts
 
@@ -140,8 +189,8 @@ async def test_a_held_space_never_yields_another_spaces_sentences(amem: AsyncMem
     await amem.flush()
     index = await _held(amem, "bob")
     query = amem.embedder.embed(["dentist"])[0]
-    bob_ids = index.nearest("bob", query, 100)
-    assert bob_ids is not None and len(bob_ids) == 1
+    bob_hits = index.nearest("bob", query, 100, 100)
+    assert bob_hits is not None and len(bob_hits) == 1
     passages = (await amem.search("dentist", space="bob")).passages
     assert [p.text for p in passages] == ["Bob's dentist is Dr. Shah."]
 
@@ -161,7 +210,7 @@ async def test_too_many_changes_reload_instead_of_patching(tmp_path: Path) -> No
         await index.settle()
         assert index.holds("s")
         query = HashingEmbedder().embed(["bulk note number 4"])[0]
-        assert len(index.nearest("s", query, 100) or []) == 6
+        assert len(index.nearest("s", query, 100, 100) or []) == 6
 
 
 @pytest.mark.parametrize("after", [0, 3])
@@ -199,3 +248,13 @@ async def test_closing_while_a_space_loads_stops_the_load(tmp_path: Path) -> Non
                 await mem.flush()
             for _ in range(2):
                 await mem.search("bicycle", space="s")
+
+
+def test_a_space_emptied_and_filled_again_still_answers() -> None:
+    one = np.ones(8, np.float32)
+    held = SpaceVectors.build([1], [one.tobytes()])
+    emptied = held.merged({1}, SpaceVectors.build([], []))
+    assert emptied.size == 0 and emptied.nearest(one, 4, 2) == []
+    again = emptied.merged({2}, SpaceVectors.build([2], [(-one).tobytes()]))
+    ((found, cosine),) = again.nearest(one, 4, 2)
+    assert found == 2 and cosine == pytest.approx(-1.0)
