@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from orma_proxy.config import OrmaConfig
-from orma_proxy.embed.int8 import integer_matmuls
+from orma_proxy.embed.graph import fuse_attention, fuse_gelu, integer_matmuls, read_model
 from orma_proxy.embed.onnx import OnnxEmbedder, Pooling
 from orma_proxy.errors import ModelUnavailableError
 
@@ -33,10 +33,11 @@ class ModelSpec:
     model_id: str
     pooling: Pooling
     max_tokens: int
+    heads: int  # attention heads per layer
 
 
-BGE_SMALL = ModelSpec("BAAI/bge-small-en-v1.5", "cls", 512)
-MINILM_INT8 = ModelSpec("all-MiniLM-L6-v2-int8", "mean", 256)
+BGE_SMALL = ModelSpec("BAAI/bge-small-en-v1.5", "cls", 512, 12)
+MINILM_INT8 = ModelSpec("all-MiniLM-L6-v2-int8", "mean", 256, 12)
 KNOWN = {spec.model_id: spec for spec in (BGE_SMALL, MINILM_INT8)}
 
 
@@ -73,9 +74,13 @@ def _build(
     spec: ModelSpec, onnx_path: Path, tokenizer: str, *, config: OrmaConfig, source: str
 ) -> OnnxEmbedder:
     model: Path | bytes = onnx_path
-    threads, batch_size, detail = config.embed_threads, config.embed_batch_size, ""
-    if config.embed_int8_matmul:
-        model, rewritten = integer_matmuls(onnx_path)
+    threads, batch_size, details = config.embed_threads, config.embed_batch_size, []
+    if config.embed_int8_matmul or config.embed_fuse_layers:
+        graph = read_model(onnx_path)
+        rewritten = integer_matmuls(graph) if config.embed_int8_matmul else 0
+        fused = 0
+        if config.embed_fuse_layers:
+            fused = fuse_attention(graph, spec.heads) + fuse_gelu(graph)
         if rewritten:
             # Dynamic quantisation scales a run's activations together, so a
             # text batched with others (and their padding) would get another
@@ -83,7 +88,11 @@ def _build(
             # sentence's vector a function of its text; with no padding it is
             # as fast as batching, and one thread per run is faster than two.
             threads, batch_size = 1, 1
-            detail = f", {rewritten} int8 matmuls"
+            details.append(f"{rewritten} int8 matmuls")
+        if fused:
+            details.append(f"{fused} fused attention and GELU nodes")
+        if rewritten or fused:
+            model = graph.SerializeToString()
     embedder = OnnxEmbedder(
         model_id=spec.model_id,
         model=model,
@@ -94,7 +103,10 @@ def _build(
         batch_size=batch_size,
     )
     log.info(
-        "embedding model: %s (%d dims, from %s%s)", spec.model_id, embedder.dim, source, detail
+        "embedding model: %s (%d dims, from %s)",
+        spec.model_id,
+        embedder.dim,
+        ", ".join([source, *details]),
     )
     return embedder
 

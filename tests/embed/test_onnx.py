@@ -8,7 +8,7 @@ import pytest
 from tokenizers import Tokenizer
 
 from orma_proxy.config import OrmaConfig
-from orma_proxy.embed.int8 import integer_matmuls
+from orma_proxy.embed.graph import integer_matmuls, read_model
 from orma_proxy.embed.models import _minilm_files, load_embedder
 from orma_proxy.embed.onnx import OnnxEmbedder
 
@@ -50,8 +50,9 @@ def test_pooling_is_the_attention_masked_mean_of_token_states(embedder: OnnxEmbe
     onnx_path, tokenizer_json = _minilm_files()
     tokenizer = Tokenizer.from_str(tokenizer_json)
     tokenizer.no_padding()  # the shipped tokenizer.json pads every text to 128 tokens
-    model, _ = integer_matmuls(onnx_path)
-    session = ort.InferenceSession(model, providers=["CPUExecutionProvider"])
+    graph = read_model(onnx_path)
+    integer_matmuls(graph)
+    session = ort.InferenceSession(graph.SerializeToString(), providers=["CPUExecutionProvider"])
     text = "Mean pooling averages every token, not just the first one."
     encoding = tokenizer.encode(text)
     ids = np.array([encoding.ids], dtype=np.int64)
