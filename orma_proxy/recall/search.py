@@ -113,16 +113,18 @@ async def hybrid_search(
     if config.enable_semantic:
         vector_task = asyncio.ensure_future(embed_query(query))
     rows: dict[int, SentenceRow] = {}
-    rankings = []
+    keywords = []
     lexical = bm25_params(query, space, config.search_k)
     if lexical is not None:
-        rankings.append(await _ranked(conn, LEXICAL_SQL, lexical, rows))
+        keywords.append(_ranked(conn, LEXICAL_SQL, lexical, rows))
     grams = grams_params(query, space, config.search_k) if config.enable_cjk_keywords else None
     if grams is not None:  # Chinese, Japanese, Korean: keywords by character pairs
-        rankings.append(await _ranked(conn, GRAMS_SEARCH_SQL, grams, rows))
+        keywords.append(_ranked(conn, GRAMS_SEARCH_SQL, grams, rows))
+    # Queued on the reader together (no round trip between them) while the query embeds.
+    catch_up = [vectors.catch_up(conn)] if config.enable_semantic and vectors is not None else []
+    done = await asyncio.gather(*catch_up, *keywords)
+    rankings = [ranking for ranking in done if ranking is not None]  # catch_up gives None
     if config.enable_semantic:
-        if vectors is not None:
-            await vectors.catch_up(conn)
         vector = await vector_task
         semantic = nearest_params(
             vector,
