@@ -132,3 +132,46 @@ async def test_sentences_are_split_and_indexed_for_words_at_once(config: OrmaCon
             for table in ("sentences", "sentence_vectors", "sentence_vec")
         ]
         assert counts == [len(sentences)] * 3
+
+
+def _keyword_index_in_step(path: Path) -> None:
+    """FTS5's own check that its index holds exactly the sentences' words (raises if not)."""
+    conn = open_sync(path, busy_timeout_ms=15_000)
+    try:
+        conn.execute("INSERT INTO sentence_fts (sentence_fts, rank) VALUES ('integrity-check', 1)")
+    finally:
+        conn.close()
+
+
+async def test_the_keyword_index_follows_sentences_however_they_come_and_go(
+    tmp_path: Path,
+) -> None:
+    """add, purge, rebuild (re-split) and import: the index is kept by trigger (0009)."""
+
+    def config(name: str, chars: int) -> OrmaConfig:
+        return OrmaConfig(home=tmp_path / "home", db_path=tmp_path / name, max_sentence_chars=chars)
+
+    long_note = (
+        "The old banyan tree shades the market road where my dentist keeps her clinic, "
+        "two doors from the tailor who fixed my blue jacket last spring."
+    )
+    exported = tmp_path / "memory.jsonl"
+    async with AsyncMemory(config=config("m.db", 40), embedder=HashingEmbedder()) as mem:
+        await mem.add(long_note)
+        gone = await mem.add("The neighbour's parrot says hello every morning.")
+        await mem.purge([gone])
+        await mem.export_jsonl(exported)
+    _keyword_index_in_step(tmp_path / "m.db")
+    parrot = "SELECT 1 FROM sentence_fts WHERE sentence_fts MATCH 'parrot'"
+    assert not rows(tmp_path / "m.db", parrot)
+
+    async with AsyncMemory(config=config("m.db", 400), embedder=HashingEmbedder()) as mem:
+        report = await mem.rebuild()
+        assert report.sentences == 1  # the note is one sentence now, not four
+    _keyword_index_in_step(tmp_path / "m.db")
+
+    async with AsyncMemory(config=config("copy.db", 400), embedder=HashingEmbedder()) as mem:
+        await mem.import_jsonl(exported)
+        hits = (await mem.search("jacket")).passages  # exported as four 40-character pieces
+        assert hits and hits[0].text == "fixed my blue jacket last spring."
+    _keyword_index_in_step(tmp_path / "copy.db")
