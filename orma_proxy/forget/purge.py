@@ -90,6 +90,11 @@ async def _erase(conn: aiosqlite.Connection, space: str, found: Affected, text: 
         "AND NOT EXISTS (SELECT 1 FROM states s WHERE s.entity_id = entities.id)",
         (linked,),
     )
+    await conn.execute(
+        "INSERT INTO sentence_fts (sentence_fts, rowid, text, space_tag) "
+        f"SELECT 'delete', id, text, space_tag FROM sentences WHERE id {IN_IDS}",
+        (sentences,),
+    )
     # vec0 finds rows by key only through equality: one point delete per sentence.
     await conn.executemany(
         "DELETE FROM sentence_vec WHERE sentence_id = ?", [(i,) for i in found.sentences]

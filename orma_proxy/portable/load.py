@@ -135,3 +135,7 @@ async def _insert_sentences(
         "superseded_by, released_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         values,
     )
+    await conn.execute(
+        "INSERT INTO sentence_fts (rowid, text, space_tag) "
+        "SELECT id, text, space_tag FROM sentences"
+    )

@@ -128,9 +128,19 @@ async def _replace(
         await conn.execute(
             "DELETE FROM recall_history WHERE kind = 'passage' AND item_id = ?", (old.id,)
         )
+        await conn.execute(
+            "INSERT INTO sentence_fts (sentence_fts, rowid, text, space_tag) "
+            "SELECT 'delete', id, text, space_tag FROM sentences WHERE id = ?",
+            (old.id,),
+        )
         await conn.execute(f"DELETE FROM {VEC_TABLE} WHERE sentence_id = ?", (old.id,))
         await conn.execute("DELETE FROM sentence_vectors WHERE sentence_id = ?", (old.id,))
         await conn.execute("DELETE FROM sentences WHERE id = ?", (old.id,))
+    await conn.execute(
+        "INSERT INTO sentence_fts (rowid, text, space_tag) "
+        "SELECT id, text, space_tag FROM sentences WHERE episode_id = ?",
+        (episode_id,),
+    )
 
 
 def _marks(olds: list[_Old], seg: Segment) -> tuple[int | None, int | None]:

@@ -55,10 +55,15 @@ async def insert_episode(
     assert row is not None
     episode_id = int(row[0])
     tag = space_tag(episode.space)
-    await conn.executemany(  # the keyword indexes follow by trigger (migrations 0008, 0009)
+    await conn.executemany(
         "INSERT INTO sentences (episode_id, space, position, start, text, space_tag) "
         "VALUES (?, ?, ?, ?, ?, ?)",
         [(episode_id, episode.space, s.position, s.start, s.text, tag) for s in segments],
+    )
+    await conn.execute(
+        "INSERT INTO sentence_fts (rowid, text, space_tag) "
+        "SELECT id, text, space_tag FROM sentences WHERE episode_id = ?",
+        (episode_id,),
     )
     return episode_id
 

@@ -146,7 +146,7 @@ def _keyword_index_in_step(path: Path) -> None:
 async def test_the_keyword_index_follows_sentences_however_they_come_and_go(
     tmp_path: Path,
 ) -> None:
-    """add, purge, rebuild (re-split) and import: the index is kept by trigger (0009)."""
+    """add, purge, rebuild (re-split) and import each keep the BM25 index in step."""
 
     def config(name: str, chars: int) -> OrmaConfig:
         return OrmaConfig(home=tmp_path / "home", db_path=tmp_path / name, max_sentence_chars=chars)
