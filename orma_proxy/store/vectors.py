@@ -25,11 +25,12 @@ def bind_model(conn: Connection, model_id: str, dim: int, *, rebind: bool = Fals
     """
     meta = dict(conn.execute("SELECT key, value FROM meta WHERE key LIKE 'embed_%'").fetchall())
     recorded = meta.get("embed_model")
-    if (
-        recorded is not None
-        and not rebind
-        and (recorded, int(meta["embed_dim"])) != (model_id, dim)
-    ):
+    same = recorded is not None and (recorded, int(meta["embed_dim"])) == (model_id, dim)
+    if same and not rebind and _has_table(conn, VEC_TABLE):
+        # Nothing to write: opening takes no write lock, so it never waits for (or times
+        # out behind) another process's long write, such as a 10 MB add.
+        return
+    if recorded is not None and not rebind and not same:
         raise EmbedderMismatchError(
             f"this database was built with the embedding model {recorded} "
             f"({meta['embed_dim']} dims) but {model_id} ({dim} dims) is in use; "
@@ -54,6 +55,11 @@ def bind_model(conn: Connection, model_id: str, dim: int, *, rebind: bool = Fals
     except BaseException:
         conn.execute("ROLLBACK")
         raise
+
+
+def _has_table(conn: Connection, name: str) -> bool:
+    found = conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (name,)).fetchone()
+    return found is not None
 
 
 def recorded_model(conn: Connection) -> str | None:

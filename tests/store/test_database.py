@@ -11,6 +11,7 @@ import pytest
 
 from orma_proxy import Memory, OrmaConfig
 from orma_proxy.errors import NotAnOrmaDatabaseError, SchemaTooNewError, StoreError
+from orma_proxy.store.connect import open_sync
 from orma_proxy.store.migrate import load_migrations
 from tests.embedders import HashingEmbedder
 from tests.rawdb import scalar
@@ -142,3 +143,21 @@ def test_a_directory_at_the_database_path_is_a_clear_error(tmp_path: Path) -> No
     (tmp_path / "memory.db").mkdir()
     with pytest.raises(StoreError, match="is a directory"):
         Memory(path=tmp_path / "memory.db", embedder=HashingEmbedder())
+
+
+def test_opening_takes_no_write_lock_so_a_long_write_elsewhere_does_not_block_it(
+    tmp_path: Path,
+) -> None:
+    """A CLI search must open while the proxy writes a 10 MB message (seconds of lock)."""
+    path = tmp_path / "m.db"
+    make_orma_db(path)
+    writer = open_sync(path, busy_timeout_ms=1_000)
+    try:
+        writer.execute("BEGIN IMMEDIATE")  # another process, mid-way through a long write
+        writer.execute("INSERT INTO meta (key, value) VALUES ('holding', 'the lock')")
+        config = OrmaConfig(home=tmp_path, db_path=path, busy_timeout_ms=200)
+        with Memory(config=config, embedder=HashingEmbedder()) as mem:
+            assert mem.search("ferry to the island").passages
+        writer.execute("ROLLBACK")
+    finally:
+        writer.close()
