@@ -21,7 +21,7 @@ from pathlib import Path
 from orma_proxy.config import OrmaConfig
 from orma_proxy.embed.graph import fuse_attention, fuse_gelu, integer_matmuls, read_model
 from orma_proxy.embed.onnx import OnnxEmbedder, Pooling
-from orma_proxy.errors import ModelUnavailableError
+from orma_proxy.errors import EmbedderError, ModelUnavailableError
 
 log = logging.getLogger(__name__)
 
@@ -93,7 +93,30 @@ def _build(
             details.append(f"{fused} fused attention and GELU nodes")
         if rewritten or fused:
             model = graph.SerializeToString()
-    embedder = OnnxEmbedder(
+    try:
+        embedder = _embedder(spec, model, tokenizer, threads, batch_size)
+    except EmbedderError as exc:
+        if model is onnx_path:
+            raise
+        # An onnxruntime older than these contrib operators: run the file as shipped.
+        log.warning("the rewritten model graph did not load (%s); running it as shipped", exc)
+        details = []
+        embedder = _embedder(
+            spec, onnx_path, tokenizer, config.embed_threads, config.embed_batch_size
+        )
+    log.info(
+        "embedding model: %s (%d dims, from %s)",
+        spec.model_id,
+        embedder.dim,
+        ", ".join([source, *details]),
+    )
+    return embedder
+
+
+def _embedder(
+    spec: ModelSpec, model: Path | bytes, tokenizer: str, threads: int, batch_size: int
+) -> OnnxEmbedder:
+    return OnnxEmbedder(
         model_id=spec.model_id,
         model=model,
         tokenizer_json=tokenizer,
@@ -102,13 +125,6 @@ def _build(
         threads=threads,
         batch_size=batch_size,
     )
-    log.info(
-        "embedding model: %s (%d dims, from %s)",
-        spec.model_id,
-        embedder.dim,
-        ", ".join([source, *details]),
-    )
-    return embedder
 
 
 def _bge_files(config: OrmaConfig) -> tuple[Path, str] | None:

@@ -187,3 +187,25 @@ def test_minilm_int8_keeps_the_float_runs_meaning(embedder: OnnxEmbedder) -> Non
     ]
     cosines = (embedder.embed(texts) * floats.embed(texts)).sum(axis=1)
     assert cosines.min() > 0.97 and cosines.mean() > 0.985
+
+
+def test_a_rewritten_graph_that_does_not_load_falls_back_to_the_shipped_one(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An onnxruntime without the fused operators still embeds, with the model as shipped."""
+
+    def unknown_operator(graph: onnx.ModelProto, heads: int) -> int:
+        last = graph.graph.node[-1]  # what makes the output: now an operator nobody has
+        last.op_type, last.domain = "NoSuchOperator", "nowhere"
+        graph.opset_import.append(helper.make_opsetid("nowhere", 1))
+        return 1
+
+    monkeypatch.setattr("orma_proxy.embed.models.fuse_attention", unknown_operator)
+    model = "all-MiniLM-L6-v2-int8"
+    fallen_back = load_embedder(OrmaConfig(embed_model=model))
+    assert "did not load" in caplog.text
+    shipped = load_embedder(
+        OrmaConfig(embed_model=model, embed_int8_matmul=False, embed_fuse_layers=False)
+    )
+    texts = ["My dentist is Dr. Rao in Kothrud.", "where does my sister live now?"]
+    np.testing.assert_allclose(fallen_back.embed(texts), shipped.embed(texts), atol=1e-6)
