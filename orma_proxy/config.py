@@ -60,6 +60,12 @@ class OrmaConfig(BaseModel):
     recall_context_messages: int = Field(
         2, ge=1, description="Recent user messages the recall query is built from."
     )
+    recall_context_chars: int = Field(
+        300,
+        ge=0,
+        description="Most characters the earlier of those messages add to the query, after "
+        "the latest one: context for a short follow-up that a long paste cannot drown.",
+    )
     recall_exclude_messages: int = Field(
         8, ge=0, description="Latest messages whose text build_context() leaves out of the block."
     )

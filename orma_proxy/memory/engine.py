@@ -305,14 +305,16 @@ class AsyncMemory:
     ) -> list[dict[str, Any]]:
         """``messages`` with the memory block merged into the system prompt, as the proxy does.
 
-        The query is the latest user message (with the one before it); the block is
+        The query is the latest user message (then the one before it); the block is
         appended to the first system message, or a system message is added first.
         The list given is not changed.
         """
         # Imported here: orma_proxy.server's package imports this module.
         from orma_proxy.server.messages import inject_block, recall_query, text_of
 
-        query = recall_query(messages, self.config.recall_context_messages)
+        query = recall_query(
+            messages, self.config.recall_context_messages, self.config.recall_context_chars
+        )
         if not query.strip():
             return list(messages)
         recent = messages[-self.config.recall_exclude_messages :]

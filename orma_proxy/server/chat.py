@@ -237,7 +237,7 @@ async def _recall(
     space: str,
     body: dict[str, Any],
 ) -> MemoryBlock:
-    query = recall_query(messages, config.recall_context_messages)
+    query = recall_query(messages, config.recall_context_messages, config.recall_context_chars)
     if not query.strip():
         return MemoryBlock("", 0)
     model = body.get("model") if isinstance(body.get("model"), str) else None

@@ -44,10 +44,19 @@ def user_texts(messages: list[Message]) -> list[str]:
     return [text_of(m.get("content")) for m in messages if m.get("role") == "user"]
 
 
-def recall_query(messages: list[Message], recent: int) -> str:
-    """The latest user message, preceded by up to ``recent - 1`` earlier ones for context."""
+def recall_query(messages: list[Message], recent: int, context_chars: int) -> str:
+    """The latest user message, then at most ``context_chars`` of the ``recent - 1`` before it.
+
+    The earlier ones give a short follow-up ("and her address?") its subject. They
+    come after the latest and are capped: a long query is cut at its end
+    (``max_query_chars``, and the embedder reads only its first tokens), and a
+    long message pasted earlier must not drown what the user is asking now.
+    """
     texts = [t for t in user_texts(messages) if t.strip()]
-    return "\n".join(texts[-recent:])
+    if not texts:
+        return ""
+    context = "\n".join(reversed(texts[-recent:-1]))[:context_chars]
+    return f"{texts[-1]}\n{context}" if context else texts[-1]
 
 
 def is_webui_task(messages: list[Message]) -> bool:

@@ -45,3 +45,20 @@ def test_nothing_to_recall_leaves_the_messages_as_they_are(mem: Memory) -> None:
     assert mem.build_context([{"role": "assistant", "content": "Hi"}]) == [
         {"role": "assistant", "content": "Hi"}
     ]
+
+
+def test_a_long_earlier_message_does_not_push_out_the_question(mem: Memory) -> None:
+    """The query is cut at its end (max_query_chars, the embedder's first tokens): newest first."""
+    sahil_memory(mem)
+    for n in range(30):  # older than the dentist: recency can't decide between them
+        text = f"Garden log {n}: watered the tomatoes and the basil bed near the fence."
+        mem.add(text, at="2026-09-01T09:00:00+05:30")
+    mem.flush()
+    pasted = "Here is my garden diary for the season, tomatoes and basil and fences. " * 40
+    messages = [
+        {"role": "user", "content": pasted},  # ~2,900 characters, more than max_query_chars
+        {"role": "assistant", "content": "Thanks, noted."},
+        {"role": "user", "content": "Who is my dentist?"},
+    ]
+    block = mem.build_context(messages, at=TODAY, budget_tokens=90)[0]["content"]
+    assert "Dr. Rao" in block
