@@ -243,8 +243,8 @@ class OrmaConfig(BaseModel):
     recall_concurrency: int = Field(
         2,
         ge=1,
-        description="Recalls run at once; more wait their turn. Ranking and packing run on "
-        "the event loop, so a burst of 50 requests would otherwise delay every stream.",
+        description="Recalls run at once; more wait their turn, so a burst of 50 requests "
+        "can't crowd the event loop and the reader connection and delay every stream.",
     )
     superseded_recent_days: float = Field(
         90.0, ge=0, description="A state closed this recently is still a candidate (as history)."

@@ -118,12 +118,12 @@ _ABOVE_FLOOR = (
 # ``:kc`` coarse candidates from a Hamming k-NN over vec0's bit vectors, re-ranked by
 # exact cosine on the float copies.
 NEAREST_SQL = (
-    "WITH coarse AS (SELECT sentence_id FROM {VEC_TABLE} "
+    f"WITH coarse AS (SELECT sentence_id FROM {VEC_TABLE} "
     "WHERE embedding MATCH vec_quantize_binary(:q) AND k = :kc AND space = :space), "
     "scored AS (SELECT v.sentence_id AS id, 1.0 - vec_distance_cosine(v.embedding, :q) AS score "
     "FROM coarse JOIN sentence_vectors v USING (sentence_id)) "
     f"SELECT id, score FROM scored WHERE {_ABOVE_FLOOR} ORDER BY score DESC LIMIT :k"
-).replace("{VEC_TABLE}", VEC_TABLE)
+)
 # The same, found in memory by ``VectorIndex`` inside this statement (the
 # ``orma_nearest`` function it registers on the reader connection).
 INDEX_NEAREST_SQL = (
