@@ -32,7 +32,6 @@ class Database:
         self,
         path: Path,
         reader: aiosqlite.Connection,
-        writer_conn: aiosqlite.Connection,
         writer: Writer,
         embedder: Embedder,
         vectors: VectorIndex,
@@ -42,7 +41,6 @@ class Database:
         self.writer = writer
         self.embedder = embedder
         self.vectors = vectors
-        self._writer_conn = writer_conn
 
     @classmethod
     async def open(
@@ -64,9 +62,13 @@ class Database:
         recorded = await asyncio.to_thread(_prepare, path, config)
         embedder = await asyncio.to_thread(make_embedder, recorded)
         await asyncio.to_thread(_bind, path, config, embedder, rebind)
-        writer_conn = await open_async(path, busy_timeout_ms=config.busy_timeout_ms)
+        writer = await Writer.open(
+            path,
+            busy_timeout_ms=config.busy_timeout_ms,
+            synchronous=config.synchronous,
+            batch_max=config.writer_batch_max,
+        )
         try:
-            await writer_conn.execute(f"PRAGMA synchronous = {config.synchronous}")
             reader = await open_async(
                 path,
                 busy_timeout_ms=config.busy_timeout_ms,
@@ -74,10 +76,8 @@ class Database:
                 mmap_bytes=config.reader_mmap_bytes,
             )
         except BaseException:
-            await writer_conn.close()  # its thread would otherwise outlive the failure
+            await writer.close()  # its thread would otherwise outlive the failure
             raise
-        writer = Writer(writer_conn, batch_max=config.writer_batch_max)
-        writer.start()
         vectors = VectorIndex(
             path,
             busy_timeout_ms=config.busy_timeout_ms,
@@ -85,13 +85,12 @@ class Database:
             catch_up_max=config.vector_catch_up_max,
         )
         await vectors.register(reader)
-        return cls(path, reader, writer_conn, writer, embedder, vectors)
+        return cls(path, reader, writer, embedder, vectors)
 
     async def close(self) -> None:
         await self.vectors.close()
         await self.writer.close()
         await self.reader.close()
-        await self._writer_conn.close()
 
 
 def _prepare(path: Path, config: OrmaConfig) -> str | None:

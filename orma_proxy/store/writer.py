@@ -5,6 +5,12 @@ process. Jobs queued while a transaction runs are committed together (group
 commit), each inside its own savepoint, so one failing job never takes the
 others down and never leaves half its rows behind.
 
+A transaction runs whole in the writer's own thread, on its own connection
+(``store/inline.py``): one trip from the event loop per batch, not one per
+statement, and the loop never waits on SQLite. Jobs are async functions of an
+``aiosqlite.Connection`` like every other query, but may await only that
+connection.
+
 Some errors (``INSERT OR ROLLBACK``, a full disk, an I/O error) make SQLite
 roll back the whole transaction, not just the failing statement. The writer
 notices, drops the failing job and runs the others again in a fresh
@@ -15,13 +21,18 @@ a rollback must be harmless) and must not COMMIT or ROLLBACK themselves.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any, TypeVar
 
 import aiosqlite
 
 from orma_proxy.errors import StoreError
+from orma_proxy.store.connect import open_sync
+from orma_proxy.store.inline import InlineConnection, run_inline
 
 log = logging.getLogger(__name__)
 
@@ -41,17 +52,31 @@ class _Aborted(Exception):
 
 
 class Writer:
-    """Serialises writes on one aiosqlite connection under ``BEGIN IMMEDIATE``."""
+    """Serialises writes on one connection, in one thread, under ``BEGIN IMMEDIATE``."""
 
-    def __init__(self, conn: aiosqlite.Connection, *, batch_max: int) -> None:
+    def __init__(self, conn: InlineConnection, thread: ThreadPoolExecutor, *, batch_max: int):
         self._conn = conn
+        self._thread = thread
         self._batch_max = batch_max
         self._queue: asyncio.Queue[_Item | None] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
         self._closing = False
 
-    def start(self) -> None:
-        self._task = asyncio.create_task(self._run(), name="orma-writer")
+    @classmethod
+    async def open(
+        cls, path: Path, *, busy_timeout_ms: int, synchronous: str, batch_max: int
+    ) -> Writer:
+        """Open the writing connection in the writer's thread and start taking jobs."""
+        thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="orma-writer")
+        connect = functools.partial(_connect, path, busy_timeout_ms, synchronous)
+        try:
+            conn = await asyncio.get_running_loop().run_in_executor(thread, connect)
+        except BaseException:
+            thread.shutdown(wait=False)
+            raise
+        writer = cls(InlineConnection(conn), thread, batch_max=batch_max)
+        writer._task = asyncio.create_task(writer._run(), name="orma-writer")
+        return writer
 
     async def submit(self, job: WriteJob[T]) -> T:
         """Run ``job(conn)`` inside a write transaction; returns once committed."""
@@ -62,13 +87,18 @@ class Writer:
         return await future
 
     async def close(self) -> None:
-        """Finish what is queued, then stop. Later submits are refused."""
+        """Finish what is queued, close the connection, then stop. Later submits are refused."""
         self._closing = True
-        if self._task is None:
-            return
-        self._queue.put_nowait(None)
-        await self._task
-        self._task = None
+        try:
+            if self._task is not None:
+                self._queue.put_nowait(None)
+                await self._task
+                self._task = None
+        finally:
+            conn = self._conn.detach()
+            if conn is not None:
+                await asyncio.get_running_loop().run_in_executor(self._thread, conn.close)
+            self._thread.shutdown()
 
     async def _run(self) -> None:
         try:
@@ -84,7 +114,7 @@ class Writer:
                         stop = True
                         break
                     batch.append(more)
-                await self._apply(batch)
+                await self._commit(batch)
                 if stop:
                     return
         finally:
@@ -94,42 +124,52 @@ class Writer:
                 if left is not None:
                     _fail(left[1], StoreError("the database writer stopped before this write"))
 
-    async def _apply(self, batch: list[_Item]) -> None:
-        """Commit the batch; a failed job is left out and reported, the rest are kept."""
-        try:
-            while batch:
-                try:
-                    outcomes = await self._transaction(batch)
-                except _Aborted as aborted:
-                    log.warning("a write aborted its whole transaction; retrying the others")
-                    _fail(aborted.item[1], aborted.error)
-                    batch = [item for item in batch if item is not aborted.item]
-                    continue
-                for future, result, error in outcomes:
-                    if future.done():  # the caller stopped waiting
-                        continue
-                    if error is None:
-                        future.set_result(result)
-                    else:
-                        future.set_exception(error)
-                return
-        except BaseException as exc:
-            error = exc if isinstance(exc, StoreError) else StoreError(f"write failed: {exc}")
-            for _, future in batch:
-                _fail(future, error)
-            if not isinstance(exc, Exception):
-                raise  # cancelled: the futures are answered, the task stops
+    async def _commit(self, batch: list[_Item]) -> None:
+        """Run the batch in the writer's thread and answer each caller.
 
-    async def _transaction(self, batch: list[_Item]) -> list[_Outcome]:
+        Cancelling the writer does not stop a transaction under way in its
+        thread, so the callers are answered with what really happened to it.
+        """
+        work = asyncio.get_running_loop().run_in_executor(self._thread, self._apply, batch)
+        try:
+            try:
+                outcomes = await asyncio.shield(work)
+            except asyncio.CancelledError:
+                _answer(await work)
+                raise
+            _answer(outcomes)
+        except BaseException as exc:  # cancelled, or the thread died: nobody waits forever
+            for _, future in batch:
+                _fail(future, StoreError(f"write failed: {exc!r}"))
+            raise
+
+    def _apply(self, batch: list[_Item]) -> list[_Outcome]:
+        """Commit the batch; a failed job is left out and reported, the rest are kept.
+
+        Runs in the writer's thread and touches no future: the loop answers.
+        """
+        failed: list[_Outcome] = []
+        while batch:
+            try:
+                return failed + self._transaction(batch)
+            except _Aborted as aborted:
+                log.warning("a write aborted its whole transaction; retrying the others")
+                failed.append((aborted.item[1], None, aborted.error))
+                batch = [item for item in batch if item is not aborted.item]
+            except Exception as exc:
+                error = exc if isinstance(exc, StoreError) else StoreError(f"write failed: {exc}")
+                return failed + [(future, None, error) for _, future in batch]
+        return failed
+
+    def _transaction(self, batch: list[_Item]) -> list[_Outcome]:
         """Run every job in one transaction, each in a savepoint, and commit.
 
         A job alone (a user's single ``add()``) needs no savepoint: if it fails,
-        the whole transaction is rolled back instead. Each statement is a trip
-        to the connection's thread, and two fewer trips are ~0.5 ms off an add.
+        the whole transaction is rolled back instead.
         """
-        conn = self._conn
+        raw = self._conn._conn
         try:
-            await conn.execute("BEGIN IMMEDIATE")
+            raw.execute("BEGIN IMMEDIATE")
         except Exception as exc:  # a lock held past busy_timeout, disk full...
             raise StoreError(f"could not start a write: {exc}") from exc
         alone = len(batch) == 1
@@ -138,31 +178,47 @@ class Writer:
             for item in batch:
                 job, future = item
                 if not alone:
-                    await conn.execute("SAVEPOINT job")
+                    raw.execute("SAVEPOINT job")
                 try:
-                    result = await job(conn)
+                    result = run_inline(job, self._conn)
                 except Exception as exc:
-                    if not conn.in_transaction:
+                    if not raw.in_transaction:
                         raise _Aborted(item, exc) from exc
                     if alone:
-                        await conn.execute("ROLLBACK")
+                        raw.execute("ROLLBACK")
                         return [(future, None, exc)]
-                    await conn.execute("ROLLBACK TO job")
+                    raw.execute("ROLLBACK TO job")
                     outcomes.append((future, None, exc))
                 else:
                     outcomes.append((future, result, None))
                 if not alone:
-                    await conn.execute("RELEASE job")
+                    raw.execute("RELEASE job")
             try:
-                await conn.execute("COMMIT")
+                raw.execute("COMMIT")
             except Exception as exc:
                 log.warning("commit failed, rolling back %d writes: %s", len(batch), exc)
                 raise StoreError(f"could not commit: {exc}") from exc
             return outcomes
         except BaseException:
-            if conn.in_transaction:
-                await conn.execute("ROLLBACK")
+            if raw.in_transaction:
+                raw.execute("ROLLBACK")
             raise
+
+
+def _connect(path: Path, busy_timeout_ms: int, synchronous: str) -> Any:
+    conn = open_sync(path, busy_timeout_ms=busy_timeout_ms)
+    conn.execute(f"PRAGMA synchronous = {synchronous}")
+    return conn
+
+
+def _answer(outcomes: list[_Outcome]) -> None:
+    for future, result, error in outcomes:
+        if future.done():  # the caller stopped waiting
+            continue
+        if error is None:
+            future.set_result(result)
+        else:
+            future.set_exception(error)
 
 
 def _fail(future: asyncio.Future[Any], error: BaseException) -> None:

@@ -1,8 +1,9 @@
-"""The single writer's group commit, on real aiosqlite connections to a real file."""
+"""The single writer's group commit, on real connections to a real file."""
 
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
@@ -10,7 +11,7 @@ import aiosqlite
 import pytest
 
 from orma_proxy.errors import StoreError
-from orma_proxy.store.connect import open_async
+from orma_proxy.store.connect import open_async, open_sync
 from orma_proxy.store.writer import Writer
 
 Job = Callable[[aiosqlite.Connection], Awaitable[object]]
@@ -31,12 +32,17 @@ async def conns(tmp_path: Path) -> AsyncIterator[tuple[aiosqlite.Connection, aio
         await write.close()
 
 
+async def open_writer(path: Path, *, batch_max: int = 64, busy_timeout_ms: int = 2_000) -> Writer:
+    return await Writer.open(
+        path, busy_timeout_ms=busy_timeout_ms, synchronous="FULL", batch_max=batch_max
+    )
+
+
 @pytest.fixture
 async def writer(
-    conns: tuple[aiosqlite.Connection, aiosqlite.Connection],
+    tmp_path: Path, conns: tuple[aiosqlite.Connection, aiosqlite.Connection]
 ) -> AsyncIterator[Writer]:
-    w = Writer(conns[0], batch_max=64)
-    w.start()
+    w = await open_writer(tmp_path / "writer.db")
     try:
         yield w
     finally:
@@ -57,13 +63,14 @@ async def committed(read: aiosqlite.Connection) -> list[int]:
 
 async def run_as_one_batch(writer: Writer, jobs: list[Job]) -> list[object]:
     """Hold the writer busy while ``jobs`` queue up, so they are committed together."""
-    gate = asyncio.Event()
+    entered, gate = threading.Event(), threading.Event()
 
     async def hold(conn: aiosqlite.Connection) -> None:
-        await gate.wait()
+        entered.set()
+        gate.wait(timeout=30)  # blocks the writer's thread, not the event loop
 
     holding = asyncio.ensure_future(writer.submit(hold))
-    await asyncio.sleep(0.05)  # the writer is now inside `hold`
+    assert await asyncio.to_thread(entered.wait, 30)  # the writer is now inside `hold`
     queued = [asyncio.ensure_future(writer.submit(job)) for job in jobs]
     await asyncio.sleep(0)
     gate.set()
@@ -74,18 +81,23 @@ async def run_as_one_batch(writer: Writer, jobs: list[Job]) -> list[object]:
 
 
 async def test_a_failing_job_leaves_the_others_in_its_batch_committed(
-    writer: Writer, conns: tuple[aiosqlite.Connection, aiosqlite.Connection]
+    tmp_path: Path, writer: Writer, conns: tuple[aiosqlite.Connection, aiosqlite.Connection]
 ) -> None:
     _, read = conns
     seen_by_another_connection: list[list[int]] = []
+    other = open_sync(tmp_path / "writer.db", busy_timeout_ms=2_000, read_only=True)
 
     async def half_then_fail(conn: aiosqlite.Connection) -> None:
         await conn.execute("INSERT INTO notes (n) VALUES (2)")
         # Job 1 ran in this same transaction: nobody else can see it yet.
-        seen_by_another_connection.append(await committed(read))
+        rows = other.execute("SELECT n FROM notes ORDER BY n").fetchall()
+        seen_by_another_connection.append([int(r[0]) for r in rows])
         raise RuntimeError("job 2 gives up half-way")
 
-    results = await run_as_one_batch(writer, [insert(1), half_then_fail, insert(3)])
+    try:
+        results = await run_as_one_batch(writer, [insert(1), half_then_fail, insert(3)])
+    finally:
+        other.close()
 
     assert seen_by_another_connection == [[]]  # so all three shared one transaction
     assert results[0] == 1 and results[2] == 3
@@ -115,9 +127,7 @@ async def test_a_write_waiting_for_a_held_lock_fails_cleanly_then_writing_resume
     tmp_path: Path, conns: tuple[aiosqlite.Connection, aiosqlite.Connection]
 ) -> None:
     _, read = conns
-    impatient = await open_async(tmp_path / "writer.db", busy_timeout_ms=50)
-    writer = Writer(impatient, batch_max=64)
-    writer.start()
+    writer = await open_writer(tmp_path / "writer.db", busy_timeout_ms=50)
     other = await open_async(tmp_path / "writer.db", busy_timeout_ms=50)
     try:
         await other.execute("BEGIN IMMEDIATE")
@@ -129,15 +139,13 @@ async def test_a_write_waiting_for_a_held_lock_fails_cleanly_then_writing_resume
     finally:
         await writer.close()
         await other.close()
-        await impatient.close()
 
 
 async def test_close_finishes_queued_writes_and_refuses_new_ones(
-    conns: tuple[aiosqlite.Connection, aiosqlite.Connection],
+    tmp_path: Path, conns: tuple[aiosqlite.Connection, aiosqlite.Connection]
 ) -> None:
-    write, read = conns
-    writer = Writer(write, batch_max=2)
-    writer.start()
+    _, read = conns
+    writer = await open_writer(tmp_path / "writer.db", batch_max=2)
     queued = [asyncio.ensure_future(writer.submit(insert(n))) for n in range(1, 6)]
     await asyncio.sleep(0)
     closing = asyncio.ensure_future(writer.close())
@@ -147,3 +155,41 @@ async def test_close_finishes_queued_writes_and_refuses_new_ones(
     await closing
     assert [q.result() for q in queued] == [1, 2, 3, 4, 5]
     assert await committed(read) == [1, 2, 3, 4, 5]
+
+
+async def test_a_job_that_waits_on_the_event_loop_fails_alone_and_writing_goes_on(
+    writer: Writer, conns: tuple[aiosqlite.Connection, aiosqlite.Connection]
+) -> None:
+    """Jobs run in the writer's thread: one that awaits the loop's future is stopped, not hung."""
+    _, read = conns
+    never: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    async def waits(conn: aiosqlite.Connection) -> None:
+        await conn.execute("INSERT INTO notes (n) VALUES (1)")
+        await never
+
+    with pytest.raises(StoreError, match="waited on something other than"):
+        await asyncio.wait_for(writer.submit(waits), timeout=30)
+    assert await writer.submit(insert(2)) == 2
+    assert await committed(read) == [2]  # the stopped job's row was rolled back
+
+
+async def test_a_transaction_runs_in_one_call_to_the_writer_thread(
+    writer: Writer, conns: tuple[aiosqlite.Connection, aiosqlite.Connection]
+) -> None:
+    """Every statement of a job runs in the writer's thread, and the loop stays free."""
+    _, read = conns
+    threads: set[str] = set()
+
+    async def many(conn: aiosqlite.Connection) -> int:
+        for n in range(1, 51):
+            threads.add(threading.current_thread().name)
+            await conn.execute("INSERT INTO notes (n) VALUES (?)", (n,))
+            async with conn.execute("SELECT count(*) FROM notes") as cursor:
+                row = await cursor.fetchone()
+        assert row is not None
+        return int(row[0])
+
+    assert await writer.submit(many) == 50
+    assert len(threads) == 1 and threads != {threading.current_thread().name}
+    assert await committed(read) == list(range(1, 51))
