@@ -92,7 +92,9 @@ class Writer:
         try:
             if self._task is not None:
                 self._queue.put_nowait(None)
-                await self._task
+                await asyncio.wait([self._task])  # its own end, even cancelled, is no error here
+                if not self._task.cancelled() and (error := self._task.exception()) is not None:
+                    log.warning("the database writer had stopped: %r", error)
                 self._task = None
         finally:
             conn = self._conn.detach()

@@ -193,3 +193,34 @@ async def test_a_transaction_runs_in_one_call_to_the_writer_thread(
     assert await writer.submit(many) == 50
     assert len(threads) == 1 and threads != {threading.current_thread().name}
     assert await committed(read) == list(range(1, 51))
+
+
+async def test_a_writer_cancelled_mid_transaction_tells_its_caller_what_happened(
+    tmp_path: Path, conns: tuple[aiosqlite.Connection, aiosqlite.Connection]
+) -> None:
+    """The transaction finishes in the writer's thread; its caller hears it committed."""
+    _, read = conns
+    writer = await open_writer(tmp_path / "writer.db")
+    entered, gate = threading.Event(), threading.Event()
+
+    async def slow(conn: aiosqlite.Connection) -> int:
+        entered.set()
+        gate.wait(timeout=30)
+        await conn.execute("INSERT INTO notes (n) VALUES (7)")
+        return 7
+
+    try:
+        pending = asyncio.ensure_future(writer.submit(slow))
+        assert await asyncio.to_thread(entered.wait, 30)
+        assert writer._task is not None
+        writer._task.cancel()
+        await asyncio.sleep(0.05)
+        assert not pending.done()  # not answered "failed" while the write may still commit
+        gate.set()
+        assert await asyncio.wait_for(pending, timeout=30) == 7
+        assert await committed(read) == [7]
+        with pytest.raises(StoreError, match="not running"):
+            await writer.submit(insert(8))
+    finally:
+        gate.set()
+        await writer.close()
