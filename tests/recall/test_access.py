@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from orma_proxy import AsyncMemory, OrmaConfig
 from orma_proxy.embed.onnx import OnnxEmbedder
-from orma_proxy.recall.access import unpack_times
+from orma_proxy.recall.access import pack_times, unpack_many, unpack_times
 from tests.recall.store import Store, sahil, ts
 
 NOW = "2026-11-01T10:00:00+05:30"
@@ -58,3 +58,13 @@ async def test_closing_writes_what_is_still_buffered(
         block = await mem.recall("Where do I live now?", at=NOW)
     async with AsyncMemory(config=config, embedder=embedder) as again:
         assert len(await rows(again)) == len(block.keys())
+
+
+def test_histories_unpacked_together_are_each_their_own_sorted_times() -> None:
+    """One conversion for many blobs must not run one item's times into the next."""
+    histories = [[3.5, 1.25, 2.0], [], [1_800_000_000.123], [9.0, 8.0]]
+    blobs = [pack_times(h) for h in histories]
+    blobs[3] = blobs[3][8:] + blobs[3][:8]  # appended out of order, as a rebuild may
+    assert unpack_many(blobs) == [(1.25, 2.0, 3.5), (), (1_800_000_000.123,), (8.0, 9.0)]
+    assert [unpack_times(b) for b in blobs] == unpack_many(blobs)
+    assert unpack_many([]) == []
