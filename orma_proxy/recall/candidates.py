@@ -21,8 +21,10 @@ Relevance is plain RRF; ``rank`` turns it into the final score.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import NamedTuple
 
 import aiosqlite
 
@@ -274,21 +276,31 @@ def _describe(cand: Candidate) -> str:
     return f"{cand.event.what} {' '.join(cand.event.who)}"
 
 
-# One source of states: a WHERE test, its values, and an optional bound.
-_Part = tuple[str, list[object], int | None]
+class _Part(NamedTuple):
+    """One source of states: a WHERE test, its values, and an optional bound."""
+
+    test: str
+    values: Sequence[object]
+    limit: int | None = None
+    # False when the test's own column is the selective one (a state's sentence):
+    # without statistics SQLite prefers the space's index and reads every state of it.
+    by_space: bool = True
 
 
 def _early_parts(terms: list[str], config: OrmaConfig, recent: float, *, user: bool) -> list[_Part]:
     """Rules, the user's own active states and the states naming a query word."""
-    parts: list[_Part] = [(f"s.active = 1 AND {_RULE_TEST}", [], None)]
+    parts = [_Part(f"s.active = 1 AND {_RULE_TEST}", [])]
     if user:  # bounded in SQL: a space may hold thousands of the user's states
-        parts.append(("s.active = 1 AND e.name = ?", [USER], config.recall_user_states))
+        parts.append(_Part("s.active = 1 AND e.name = ?", [USER], config.recall_user_states))
     if terms:
         likes = " OR ".join(["s.value LIKE ? OR s.attribute LIKE ? OR e.name LIKE ?"] * len(terms))
         words = [f"%{t}%" for t in terms for _ in range(3)]
+        # Two parts, each on its own index: the active states, and those closed since
+        # ``recent`` (migration 0009), not every state the space ever held.
+        parts.append(_Part(f"s.active = 1 AND ({likes})", words, config.recall_states))
         parts.append(
-            (
-                f"(s.active = 1 OR s.valid_to >= ?) AND ({likes})",
+            _Part(
+                f"s.active = 0 AND s.valid_to >= ? AND ({likes})",
                 [recent, *words],
                 config.recall_states,
             )
@@ -301,9 +313,7 @@ def _cited_parts(sentence_ids: list[int]) -> list[_Part]:
     if not sentence_ids:
         return []
     marks = ",".join("?" * len(sentence_ids))
-    return [
-        (f"s.id IN (SELECT id FROM states WHERE sentence_id IN ({marks}))", [*sentence_ids], None)
-    ]
+    return [_Part(f"s.sentence_id IN ({marks})", [*sentence_ids], by_space=False)]
 
 
 async def _state_rows(
@@ -312,15 +322,21 @@ async def _state_rows(
     """The rows of every part, in one statement, each part newest first within its bound."""
     if not parts:
         return []
+    return list(await conn.execute_fetchall(*_states_sql(space, parts)))
+
+
+def _states_sql(space: str, parts: list[_Part]) -> tuple[str, list[object]]:
     selects, args = [], []
-    for test, values, limit in parts:
+    for test, values, limit, by_space in parts:
         bound = "" if limit is None else f" LIMIT {int(limit)}"
+        space_test = "s.space = ?" if by_space else "+s.space = ?"  # "+": not by its index
         selects.append(
-            f"SELECT * FROM ({_STATE_TIMES_SQL}WHERE s.space = ? AND {test} "
+            f"SELECT * FROM ({_STATE_TIMES_SQL}WHERE {space_test} AND {test} "
             f"ORDER BY coalesce(s.rehearsed_at, s.stated_at) DESC, s.id DESC{bound})"
         )
         args += [space, *values]
-    return list(await conn.execute_fetchall(" UNION ".join(selects), args))
+    # UNION ALL: a state two parts return comes twice, and _classify keeps one.
+    return " UNION ALL ".join(selects), args
 
 
 def _classify(
