@@ -361,7 +361,7 @@ async def run(args: argparse.Namespace, folder: Path) -> Report:
         monitor = LagMonitor()
         lag_task = asyncio.create_task(monitor.run())
         try:
-            app = create_app(config, embedder=embedder)
+            app = create_app(config, embedder=embedder, own_process=True)  # as `orma proxy`
             async with serving(with_settle(app)) as proxy, serving(bare_relay(direct)) as bare:
                 load_before = os.getloadavg()[0]
                 started = time.monotonic()

@@ -155,7 +155,9 @@ def serve(
     background_sleep: bool = True,
 ) -> None:
     """Run the app until Ctrl-C; open ``open_url`` in the browser once it listens."""
-    app_ = create_app(config, embedder=state(ctx).embedder, background_sleep=background_sleep)
+    app_ = create_app(
+        config, embedder=state(ctx).embedder, background_sleep=background_sleep, own_process=True
+    )
     server = uvicorn.Server(
         uvicorn.Config(
             app_,
