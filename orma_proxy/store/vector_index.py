@@ -170,14 +170,24 @@ class SpaceVectors:
         capacity = max(_MIN_CAPACITY, size + size // _GROWTH)  # O(1) amortised, <= 25% spare
         if not self.size:
             return SpaceVectors._of(added.ids, added.floats, capacity)
-        if size > len(self.ids_buffer):
-            ids = np.concatenate([self.ids, added.ids])
-            return SpaceVectors._of(ids, np.concatenate([self.floats, added.floats]), capacity)
+        into = self if size <= len(self.ids_buffer) else self._moved(capacity)
         # Past ``self.size``: no snapshot reads there, so no search can see it change.
-        self.ids_buffer[self.size : size] = added.ids
-        self.words_buffer[:, self.size : size] = added.words
-        self.floats_buffer[self.size : size] = added.floats
-        return SpaceVectors(self.ids_buffer, self.words_buffer, self.floats_buffer, size)
+        into.ids_buffer[self.size : size] = added.ids
+        into.words_buffer[:, self.size : size] = added.words
+        into.floats_buffer[self.size : size] = added.floats
+        return SpaceVectors(into.ids_buffer, into.words_buffer, into.floats_buffer, size)
+
+    def _moved(self, capacity: int) -> SpaceVectors:
+        """This snapshot in new buffers of ``capacity``: copied, its bits not packed again."""
+        ids = np.zeros(capacity, np.int64)
+        words = np.zeros((self.words_buffer.shape[0], capacity), np.uint64)
+        floats = np.zeros((capacity, self.floats_buffer.shape[1]), np.float32)
+        ids[: self.size], words[:, : self.size], floats[: self.size] = (
+            self.ids,
+            self.words,
+            self.floats,
+        )
+        return SpaceVectors(ids, words, floats, self.size)
 
 
 class _Closing(Exception):
@@ -222,7 +232,9 @@ class VectorIndex:
                 log.info("vector index: %d+ changes, reloading spaces", self._catch_up_max)
                 self._spaces.clear()
                 return
-            self._apply([(int(r[0]), int(r[1]), r[2], r[3]) for r in rows])
+            # In a worker thread: growing a held space copies it (~1.6 KB a sentence),
+            # and dropping changed ids scans it; the event loop must not wait on either.
+            await asyncio.to_thread(self._apply, [(int(r[0]), int(r[1]), r[2], r[3]) for r in rows])
 
     def _apply(self, changes: list[tuple[int, int, str | None, bytes | None]]) -> None:
         """Each changed sentence leaves every held space, and returns with its current vector."""
