@@ -54,7 +54,9 @@ class _Aborted(Exception):
 class Writer:
     """Serialises writes on one connection, in one thread, under ``BEGIN IMMEDIATE``."""
 
-    def __init__(self, conn: InlineConnection, thread: ThreadPoolExecutor, *, batch_max: int):
+    def __init__(
+        self, conn: InlineConnection, thread: ThreadPoolExecutor, *, batch_max: int
+    ) -> None:
         self._conn = conn
         self._thread = thread
         self._batch_max = batch_max
