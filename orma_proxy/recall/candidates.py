@@ -43,6 +43,7 @@ from orma_proxy.recall.states import (
 from orma_proxy.recall.temporal import SECONDS_PER_DAY, History
 from orma_proxy.sleep.holder import USER
 from orma_proxy.store.episodes import fetch_sentences
+from orma_proxy.store.inline import run_in_thread_of
 from orma_proxy.store.vector_index import VectorIndex
 
 # _STATE_SQL / _EVENT_SQL with the times a history needs appended (after _state's columns).
@@ -168,9 +169,26 @@ async def gather(
     items: dict[ItemKey, Candidate] = {}
     for p in passages[: config.recall_passages]:  # all of them still lend states their score
         items[("passage", p.sentence_id)] = _passage_candidate(p, p.score)
-    found = {p.sentence_id: p.score for p in passages}
     if not semantic:
         return Pool(items, _classify(early, [], config, recent)[1])
+    # Several small queries, each depending on the last: one trip to the reader's thread.
+    return await run_in_thread_of(
+        conn, lambda c: _with_states(c, space, terms, passages, early, items, config, recent)
+    )
+
+
+async def _with_states(
+    conn: aiosqlite.Connection,
+    space: str,
+    terms: list[str],
+    passages: list[Passage],
+    early: list[aiosqlite.Row],
+    items: dict[ItemKey, Candidate],
+    config: OrmaConfig,
+    recent: float,
+) -> Pool:
+    """The pool: the passages found, the states and events they and the query name."""
+    found = {p.sentence_id: p.score for p in passages}
     cited_rows = await _state_rows(conn, space, _cited_parts(list(found)))
     states, rules, closed_cited = _classify([*early, *cited_rows], list(found), config, recent)
     event_sql, event_args = _event_query(space, terms, list(found), config)

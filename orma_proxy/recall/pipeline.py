@@ -7,7 +7,6 @@ the caller records the block's items in the access log afterwards.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
@@ -23,6 +22,7 @@ from orma_proxy.recall.candidates import Candidate, Pool, gather, load_items
 from orma_proxy.recall.pack import Entry, MemoryBlock, Shares, TokenCounter, pack_block
 from orma_proxy.recall.rank import novelty_gate, score
 from orma_proxy.recall.search import EmbedQuery
+from orma_proxy.store.inline import run_in_thread_of
 from orma_proxy.store.vector_index import VectorIndex
 
 
@@ -51,13 +51,16 @@ async def recall_block(
     pool, ranked = await rank_pool(
         conn, embed_query, request.query, request.space, config, request.now, vectors=vectors
     )
-    vectors_of: dict[int, Vectors] = {}
-    if config.enable_novelty_gate:
-        vectors_of = await passage_vectors(
-            conn, [c.key[1] for c in ranked if c.key[0] == "passage"]
-        )
-    # Pure CPU (a few ms with many candidates): off the event loop, so streams keep flowing.
-    return await asyncio.to_thread(_gate_and_pack, pool, ranked, vectors_of, request, config)
+
+    async def packed(c: aiosqlite.Connection) -> MemoryBlock:
+        vectors_of: dict[int, Vectors] = {}
+        if config.enable_novelty_gate:
+            passages = [cand.key[1] for cand in ranked if cand.key[0] == "passage"]
+            vectors_of = await passage_vectors(c, passages)
+        return _gate_and_pack(pool, ranked, vectors_of, request, config)
+
+    # A few ms of CPU with many candidates: in the reader's thread, so streams keep flowing.
+    return await run_in_thread_of(conn, packed)
 
 
 def _gate_and_pack(
@@ -101,12 +104,16 @@ async def rank_pool(
     The part of recall before the novelty gate and packing; ``orma viz`` shows it.
     """
     pool = await gather(conn, embed_query, query, space, config, now, vectors=vectors)
-    if config.enable_spreading_activation and config.enable_semantic:
-        await activate(conn, pool, query, space, config)
-    temporal = config.enable_hawkes or config.enable_ebbinghaus or config.enable_base_level
-    accesses = await read_accesses(conn, space, pool.items) if temporal else {}
-    ranked = await asyncio.to_thread(score, list(pool.items.values()), accesses, now, config)
-    return pool, ranked
+
+    async def ranked(c: aiosqlite.Connection) -> list[Candidate]:
+        if config.enable_spreading_activation and config.enable_semantic:
+            await activate(c, pool, query, space, config)
+        temporal = config.enable_hawkes or config.enable_ebbinghaus or config.enable_base_level
+        accesses = await read_accesses(c, space, pool.items) if temporal else {}
+        return score(list(pool.items.values()), accesses, now, config)
+
+    # Its queries and the scoring in one trip to the reader's thread, off the event loop.
+    return pool, await run_in_thread_of(conn, ranked)
 
 
 async def activate(
