@@ -48,18 +48,19 @@ async def recall_block(
     vectors: VectorIndex | None = None,
 ) -> MemoryBlock:
     """The memory block for ``request`` (see the ``recall`` package modules for each step)."""
-    pool, ranked = await rank_pool(
-        conn, embed_query, request.query, request.space, config, request.now, vectors=vectors
-    )
+    query, space, now = request.query, request.space, request.now
+    pool = await gather(conn, embed_query, query, space, config, now, vectors=vectors)
 
     async def packed(c: aiosqlite.Connection) -> MemoryBlock:
+        ranked = await _ranked(c, pool, query, space, config, now)
         vectors_of: dict[int, Vectors] = {}
         if config.enable_novelty_gate:
             passages = [cand.key[1] for cand in ranked if cand.key[0] == "passage"]
             vectors_of = await passage_vectors(c, passages)
         return _gate_and_pack(pool, ranked, vectors_of, request, config)
 
-    # A few ms of CPU with many candidates: in the reader's thread, so streams keep flowing.
+    # Ranking and packing (queries and a few ms of CPU) in one trip to the reader's
+    # thread, so streams keep flowing.
     return await run_in_thread_of(conn, packed)
 
 
@@ -104,16 +105,19 @@ async def rank_pool(
     The part of recall before the novelty gate and packing; ``orma viz`` shows it.
     """
     pool = await gather(conn, embed_query, query, space, config, now, vectors=vectors)
+    ranked = await run_in_thread_of(conn, lambda c: _ranked(c, pool, query, space, config, now))
+    return pool, ranked
 
-    async def ranked(c: aiosqlite.Connection) -> list[Candidate]:
-        if config.enable_spreading_activation and config.enable_semantic:
-            await activate(c, pool, query, space, config)
-        temporal = config.enable_hawkes or config.enable_ebbinghaus or config.enable_base_level
-        accesses = await read_accesses(c, space, pool.items) if temporal else {}
-        return score(list(pool.items.values()), accesses, now, config)
 
-    # Its queries and the scoring in one trip to the reader's thread, off the event loop.
-    return pool, await run_in_thread_of(conn, ranked)
+async def _ranked(
+    conn: aiosqlite.Connection, pool: Pool, query: str, space: str, config: OrmaConfig, now: float
+) -> list[Candidate]:
+    """The pool activated and scored, best first (its queries run on ``conn``)."""
+    if config.enable_spreading_activation and config.enable_semantic:
+        await activate(conn, pool, query, space, config)
+    temporal = config.enable_hawkes or config.enable_ebbinghaus or config.enable_base_level
+    accesses = await read_accesses(conn, space, pool.items) if temporal else {}
+    return score(list(pool.items.values()), accesses, now, config)
 
 
 async def activate(

@@ -35,6 +35,7 @@ import numpy as np
 
 from orma_proxy.embed.base import Vectors
 from orma_proxy.store.connect import open_sync
+from orma_proxy.store.inline import run_in_thread_of
 
 log = logging.getLogger(__name__)
 
@@ -89,13 +90,19 @@ class SpaceVectors:
     @classmethod
     def _of(cls, ids: np.ndarray, floats: np.ndarray, capacity: int = 0) -> SpaceVectors:
         """A snapshot holding ``ids`` and ``floats`` in buffers of at least ``capacity``."""
+        return cls._filled(ids, pack_bits(floats).T, floats, capacity)
+
+    @classmethod
+    def _filled(
+        cls, ids: np.ndarray, words: np.ndarray, floats: np.ndarray, capacity: int = 0
+    ) -> SpaceVectors:
+        """A snapshot of these arrays, copied into new buffers of at least ``capacity``."""
         size = len(ids)
         capacity = max(capacity, size)
-        words = pack_bits(floats)
         ids_buffer = np.zeros(capacity, np.int64)
-        words_buffer = np.zeros((words.shape[1], capacity), np.uint64)
+        words_buffer = np.zeros((words.shape[0], capacity), np.uint64)
         floats_buffer = np.zeros((capacity, floats.shape[1]), np.float32)
-        ids_buffer[:size], words_buffer[:, :size], floats_buffer[:size] = ids, words.T, floats
+        ids_buffer[:size], words_buffer[:, :size], floats_buffer[:size] = ids, words, floats
         return cls(ids_buffer, words_buffer, floats_buffer, size)
 
     @property
@@ -163,31 +170,21 @@ class SpaceVectors:
         keep = ~np.isin(self.ids, np.fromiter(drop, np.int64, len(drop)))
         if keep.all():
             return self
-        return SpaceVectors._of(self.ids[keep], self.floats[keep])
+        return SpaceVectors._filled(self.ids[keep], self.words[:, keep], self.floats[keep])
 
     def _appended(self, added: SpaceVectors) -> SpaceVectors:
         size = self.size + added.size
         capacity = max(_MIN_CAPACITY, size + size // _GROWTH)  # O(1) amortised, <= 25% spare
         if not self.size:
             return SpaceVectors._of(added.ids, added.floats, capacity)
-        into = self if size <= len(self.ids_buffer) else self._moved(capacity)
+        into = self
+        if size > len(self.ids_buffer):  # full: move to bigger buffers, bits as they are
+            into = SpaceVectors._filled(self.ids, self.words, self.floats, capacity)
         # Past ``self.size``: no snapshot reads there, so no search can see it change.
         into.ids_buffer[self.size : size] = added.ids
         into.words_buffer[:, self.size : size] = added.words
         into.floats_buffer[self.size : size] = added.floats
         return SpaceVectors(into.ids_buffer, into.words_buffer, into.floats_buffer, size)
-
-    def _moved(self, capacity: int) -> SpaceVectors:
-        """This snapshot in new buffers of ``capacity``: copied, its bits not packed again."""
-        ids = np.zeros(capacity, np.int64)
-        words = np.zeros((self.words_buffer.shape[0], capacity), np.uint64)
-        floats = np.zeros((capacity, self.floats_buffer.shape[1]), np.float32)
-        ids[: self.size], words[:, : self.size], floats[: self.size] = (
-            self.ids,
-            self.words,
-            self.floats,
-        )
-        return SpaceVectors(ids, words, floats, self.size)
 
 
 class _Closing(Exception):
@@ -222,19 +219,23 @@ class VectorIndex:
         if not self._spaces:
             return
         async with self._lock:
-            rows = list(
-                await conn.execute_fetchall(_CHANGES_SQL, (self._applied, self._catch_up_max + 1))
-            )
-            if not rows:
-                return
-            if len(rows) > self._catch_up_max:
-                # A reindex or a bulk import: reloading beats patching row by row.
-                log.info("vector index: %d+ changes, reloading spaces", self._catch_up_max)
-                self._spaces.clear()
-                return
-            # In a worker thread: growing a held space copies it (~1.6 KB a sentence),
-            # and dropping changed ids scans it; the event loop must not wait on either.
-            await asyncio.to_thread(self._apply, [(int(r[0]), int(r[1]), r[2], r[3]) for r in rows])
+            # Read and applied in the reader's thread, in one trip: growing a held space
+            # copies it (~1.6 KB a sentence) and dropping changed ids scans it; the event
+            # loop must not wait on either.
+            await run_in_thread_of(conn, self._read_and_apply)
+
+    async def _read_and_apply(self, conn: aiosqlite.Connection) -> None:
+        rows = list(
+            await conn.execute_fetchall(_CHANGES_SQL, (self._applied, self._catch_up_max + 1))
+        )
+        if not rows:
+            return
+        if len(rows) > self._catch_up_max:
+            # A reindex or a bulk import: reloading beats patching row by row.
+            log.info("vector index: %d+ changes, reloading spaces", self._catch_up_max)
+            self._spaces.clear()
+            return
+        self._apply([(int(r[0]), int(r[1]), r[2], r[3]) for r in rows])
 
     def _apply(self, changes: list[tuple[int, int, str | None, bytes | None]]) -> None:
         """Each changed sentence leaves every held space, and returns with its current vector."""
