@@ -18,6 +18,7 @@ from orma_proxy.cli.shared_options import (
     open_memory,
     print_json,
     say,
+    sqlite_id,
     state,
 )
 from orma_proxy.errors import InputError
@@ -164,7 +165,12 @@ def forget(
     ctx: typer.Context,
     state_id: Annotated[
         int,
-        typer.Argument(help="As `orma facts` lists it.", metavar="STATE_ID", show_default=False),
+        typer.Argument(
+            help="As `orma facts` lists it.",
+            metavar="STATE_ID",
+            show_default=False,
+            callback=sqlite_id("state"),
+        ),
     ],
     space: SpaceOption = "default",
     db: DbOption = None,

@@ -24,6 +24,8 @@ from orma_proxy.cli.shared_options import (
     open_memory,
     print_json,
     say,
+    sqlite_count,
+    sqlite_id,
     state,
 )
 from orma_proxy.errors import InputError
@@ -88,7 +90,9 @@ def supersede(
     """
     cli = state(ctx)
     match = _STATE_ID.match(old.strip())
-    target: str | int = int(match[1]) if match else old
+    target: str | int = old if match is None else int(match[1])
+    if isinstance(target, int):
+        sqlite_id("state")(target)
     with open_memory(cli, db, must_exist=True) as memory:
         result = memory.supersede(target, new, space, dry_run=dry_run)
     if dry_run:
@@ -114,7 +118,10 @@ def release(
         typer.Option(help="Similarity a passage needs (default: config).", min=-1.0, max=1.0),
     ] = None,
     max_items: Annotated[
-        int | None, typer.Option(help="Most passages released (default: config).", min=1)
+        int | None,
+        typer.Option(
+            help="Most passages released (default: config).", min=1, callback=sqlite_count
+        ),
     ] = None,
     space: SpaceOption = "default",
     db: DbOption = None,
@@ -149,7 +156,12 @@ def unrelease(
     ctx: typer.Context,
     release_id: Annotated[
         int,
-        typer.Argument(help="As `orma release` printed it.", metavar="ID", show_default=False),
+        typer.Argument(
+            help="As `orma release` printed it.",
+            metavar="ID",
+            show_default=False,
+            callback=sqlite_id("release"),
+        ),
     ],
     space: SpaceOption = "default",
     db: DbOption = None,
@@ -217,7 +229,9 @@ def purge(
 @app.command(rich_help_panel=PANEL)
 def audit(
     ctx: typer.Context,
-    limit: Annotated[int | None, typer.Option(help="Only the newest N.", min=1)] = None,
+    limit: Annotated[
+        int | None, typer.Option(help="Only the newest N.", min=1, callback=sqlite_count)
+    ] = None,
     space: AnySpaceOption = None,
     db: DbOption = None,
     json_out: JsonOption = False,

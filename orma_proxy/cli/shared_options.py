@@ -15,7 +15,7 @@ from rich.text import Text
 
 from orma_proxy.config import OrmaConfig
 from orma_proxy.embed.base import Embedder
-from orma_proxy.errors import StoreError
+from orma_proxy.errors import InputError, StoreError
 from orma_proxy.memory.sync import Memory
 
 
@@ -68,6 +68,29 @@ def one_of(choices: Sequence[str]) -> Callable[[str], str]:
         return value
 
     return check
+
+
+# SQLite stores integers in 64 bits: no row id, and no count worth asking for, lies past this.
+SQLITE_INT_MAX = 2**63 - 1
+
+
+def sqlite_id(what: str) -> Callable[[int | None], int | None]:
+    """An argument callback refusing an id SQLite cannot hold, in one line, before any model loads.
+
+    Past 64 bits, SQLite's driver raises OverflowError instead of finding nothing.
+    """
+
+    def check(value: int | None) -> int | None:
+        if value is not None and not 1 <= value <= SQLITE_INT_MAX:
+            raise InputError(f"no {what} #{value}: ids run from 1 to {SQLITE_INT_MAX}")
+        return value
+
+    return check
+
+
+def sqlite_count(value: int | None) -> int | None:
+    """An option callback capping a count at SQLite's largest integer ("all of them")."""
+    return None if value is None else min(value, SQLITE_INT_MAX)
 
 
 def _check_space(value: str | None) -> str | None:
