@@ -35,6 +35,10 @@ class SchemaTooNewError(StoreError):
     """The database was written by a newer Orma; opening it would risk damage."""
 
 
+class ReadOnlyError(StoreError):
+    """This process may read the database but not write it (the file, its folder or mount)."""
+
+
 class EmbedderMismatchError(StoreError):
     """The database's vectors were made by another embedding model than the one in use."""
 

@@ -20,7 +20,7 @@ from orma_proxy.embed.base import Vectors
 from orma_proxy.errors import StoreError
 from orma_proxy.store.noise import refresh_floor
 from orma_proxy.store.vectors import pending_sentences, store_vectors
-from orma_proxy.store.writer import Writer
+from orma_proxy.store.writer import Writer, refusal
 
 log = logging.getLogger(__name__)
 
@@ -60,8 +60,10 @@ class Indexer:
         self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
-        self._task = asyncio.create_task(self._run(), name="orma-indexer")
-        self.notify()
+        """Start indexing; on a read-only file there is nothing it could store."""
+        if self._writer.read_only is None:
+            self._task = asyncio.create_task(self._run(), name="orma-indexer")
+            self.notify()
 
     def notify(self) -> None:
         """Something may be pending: look again."""
@@ -69,6 +71,8 @@ class Indexer:
 
     async def flush(self) -> None:
         """Wait until every sentence stored so far has its vector."""
+        if self._writer.read_only is not None:
+            raise refusal(self._writer.read_only)
         if self._task is None or self._task.done():
             raise StoreError("the indexer is not running (memory closed?)")
         rows = await self._reader.execute_fetchall("SELECT max(id) FROM sentences")

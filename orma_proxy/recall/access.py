@@ -14,7 +14,6 @@ import asyncio
 import contextlib
 import json
 import logging
-import sqlite3
 from collections.abc import Iterable
 from typing import Literal
 
@@ -23,6 +22,7 @@ import numpy as np
 
 from orma_proxy.config import OrmaConfig
 from orma_proxy.errors import OrmaError
+from orma_proxy.store.connect import DatabaseError
 from orma_proxy.store.writer import Writer
 
 log = logging.getLogger(__name__)
@@ -124,6 +124,8 @@ class AccessLog:
 
     def record(self, space: str, keys: Iterable[ItemKey], at: float) -> None:
         """Note that recall returned ``keys`` at ``at``; written later, never awaited."""
+        if self._writer.read_only is not None:
+            return  # a read-only file keeps no log; recall works without it
         self._pending += [(space, kind, item_id, at) for kind, item_id in keys]
         if self._pending and (self._task is None or self._task.done()):
             self._waiting = True
@@ -157,5 +159,5 @@ class AccessLog:
             return
         try:
             await self._writer.submit(lambda conn: write_accesses(conn, rows, self._keep))
-        except (OrmaError, sqlite3.Error) as exc:  # bookkeeping never breaks recall
+        except (OrmaError, DatabaseError) as exc:  # bookkeeping never breaks recall
             log.warning("could not record %d recall accesses: %s", len(rows), exc)

@@ -14,6 +14,7 @@ the write-ahead log under them (SQLite's "multiple copies of SQLite" hazard).
 from __future__ import annotations
 
 import functools
+import os
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,9 @@ Connection = Any  # a sqlean DB-API connection (sqlean ships no type stubs)
 # SQLite's primary result codes for "these bytes are not a (sound) database".
 _SQLITE_CORRUPT = 11
 _SQLITE_NOTADB = 26
+# ...and for "this connection may not write" (a file, folder or mount it cannot change).
+_SQLITE_READONLY = 8
+_SQLITE_CANTOPEN = 14
 
 
 def is_damaged(exc: BaseException) -> bool:
@@ -42,6 +46,66 @@ def is_damaged(exc: BaseException) -> bool:
     return isinstance(code, int) and code & 0xFF in (_SQLITE_CORRUPT, _SQLITE_NOTADB)
 
 
+def is_read_only(exc: BaseException) -> bool:
+    """Whether a SQLite error means the database cannot be written through this connection."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    return isinstance(code, int) and code & 0xFF == _SQLITE_READONLY
+
+
+def read_only_reason(path: Path) -> str | None:
+    """Why this process may read the existing database at ``path`` but not write it.
+
+    None when it may write (or the file does not exist yet). In WAL mode SQLite
+    also writes two files beside the database (-wal, -shm), so those, or a
+    folder where it cannot make them, count too.
+    """
+    if not path.is_file():
+        return None
+    beside = [_beside(path, suffix) for suffix in ("-wal", "-shm")]
+    if _read_only_mount(path):
+        why = "it is on a read-only file system"
+    elif not os.access(path, os.W_OK):
+        why = "this user may not write the file"
+    elif any(log.exists() and not os.access(log, os.W_OK) for log in beside):
+        why = "this user may not write its -wal or -shm file"
+    elif not os.access(path.parent, os.W_OK | os.X_OK) and not all(p.exists() for p in beside):
+        why = "this user may not write its folder, where SQLite keeps its log"
+    else:
+        return None
+    return f"{path} is read-only ({why})"
+
+
+def _read_only_mount(path: Path) -> bool:
+    return hasattr(os, "statvfs") and bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+
+
+def _beside(path: Path, suffix: str) -> Path:
+    return path.with_name(path.name + suffix)
+
+
+def _read_only_targets(path: Path) -> list[tuple[str, bool]]:
+    """How to open a file this process may not write, best first: (URI, is a URI).
+
+    SQLite's ``mode=ro`` still makes the -shm file WAL reads share, owned by
+    this user and as read-only as the database: left behind, it would keep
+    the owner from writing again. So a file nobody may write (no write bit, or
+    a read-only mount) that no one has open (no -shm) and with no committed
+    pages waiting in its log is opened ``immutable``: read as it stands,
+    nothing made beside it. ``immutable`` is also the way in when ``mode=ro``
+    cannot make the -shm (another user's folder) and no log exists.
+    """
+    uri = path.absolute().as_uri()
+    shared, frozen = (f"{uri}?mode=ro", True), (f"{uri}?immutable=1", True)
+    log = _beside(path, "-wal")
+    if log.exists() and log.stat().st_size > 0:
+        return [shared]  # only a WAL read sees the pages committed to the log
+    if not _beside(path, "-shm").exists() and (
+        _read_only_mount(path) or not path.stat().st_mode & 0o222
+    ):
+        return [frozen]
+    return [shared, frozen]
+
+
 def open_sync(
     path: Path, *, busy_timeout_ms: int, read_only: bool = False, mmap_bytes: int = 0
 ) -> Connection:
@@ -50,12 +114,46 @@ def open_sync(
     ``mmap_bytes`` > 0 reads the file through a memory map of that size (no
     read() call per page: a search's scattered row lookups cost ~25% less).
 
+    A ``read_only`` connection never writes. On a file this process may not
+    write (``read_only_reason``) it opens it through SQLite's ``mode=ro`` or
+    ``immutable`` URIs (``_read_only_targets``).
+
     Raises ``NotAnOrmaDatabaseError`` (and leaves the file alone) when the file
     is not SQLite at all, ``StoreError`` when it cannot be opened.
     """
+    targets = [(str(path), False)]
+    if read_only and read_only_reason(path) is not None:
+        targets = _read_only_targets(path)
+    for target, is_uri in targets:
+        try:
+            conn = _first_read(path, target, busy_timeout_ms, uri=is_uri)
+            break
+        except StoreError as exc:
+            code = (getattr(exc.__cause__, "sqlite_errorcode", None) or 0) & 0xFF
+            if target == targets[-1][0] or code not in (_SQLITE_READONLY, _SQLITE_CANTOPEN):
+                raise
+    conn.enable_load_extension(True)
+    sqlite_vec.load(conn)
+    conn.enable_load_extension(False)
+    # Migration 0008's triggers index each new sentence's CJK terms with it.
+    conn.create_function(GRAMS_FUNCTION, 1, cjk_grams, deterministic=True)
+    conn.execute("PRAGMA foreign_keys = ON")
+    if read_only:
+        conn.execute("PRAGMA query_only = ON")
+    if mmap_bytes:
+        conn.execute(f"PRAGMA mmap_size = {int(mmap_bytes)}")
+    return conn
+
+
+def _first_read(path: Path, target: str, busy_timeout_ms: int, *, uri: bool) -> Connection:
+    """A connection to ``target`` (the path, or a ``file:`` URI) that has read the schema."""
     try:
         conn = sqlean.connect(
-            str(path), isolation_level=None, check_same_thread=False, timeout=busy_timeout_ms / 1000
+            target,
+            isolation_level=None,
+            check_same_thread=False,
+            timeout=busy_timeout_ms / 1000,
+            uri=uri,
         )
     except DatabaseError as exc:  # a missing folder, no permission...
         raise StoreError(f"cannot open {path}: {exc}") from exc
@@ -69,16 +167,6 @@ def open_sync(
                 f"{path} is not a SQLite database or is damaged ({exc}); nothing was changed"
             ) from exc
         raise StoreError(f"cannot read {path}: {exc}") from exc
-    conn.enable_load_extension(True)
-    sqlite_vec.load(conn)
-    conn.enable_load_extension(False)
-    # Migration 0008's triggers index each new sentence's CJK terms with it.
-    conn.create_function(GRAMS_FUNCTION, 1, cjk_grams, deterministic=True)
-    conn.execute("PRAGMA foreign_keys = ON")
-    if read_only:
-        conn.execute("PRAGMA query_only = ON")
-    if mmap_bytes:
-        conn.execute(f"PRAGMA mmap_size = {int(mmap_bytes)}")
     return conn
 
 

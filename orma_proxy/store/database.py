@@ -3,6 +3,10 @@
 Opening never damages a file it does not understand: a non-SQLite file, a
 foreign SQLite database or a newer schema is refused before anything is
 written. Readers never block the writer (WAL).
+
+A file this process may read but not write (another user's, a read-only
+folder or mount) opens read-only: nothing is migrated or recorded, reads
+work, and every write is refused with one ``ReadOnlyError``.
 """
 
 from __future__ import annotations
@@ -15,12 +19,19 @@ import aiosqlite
 
 from orma_proxy.config import OrmaConfig
 from orma_proxy.embed.base import Embedder, store_dim
-from orma_proxy.errors import NotAnOrmaDatabaseError, StoreError
-from orma_proxy.store.connect import DatabaseError, is_damaged, open_async, open_sync
-from orma_proxy.store.migrate import migrate
+from orma_proxy.errors import NotAnOrmaDatabaseError, ReadOnlyError, StoreError
+from orma_proxy.store.connect import (
+    DatabaseError,
+    is_damaged,
+    is_read_only,
+    open_async,
+    open_sync,
+    read_only_reason,
+)
+from orma_proxy.store.migrate import migrate, schema_versions
 from orma_proxy.store.vector_index import VectorIndex
 from orma_proxy.store.vectors import bind_model, recorded_model
-from orma_proxy.store.writer import Writer
+from orma_proxy.store.writer import Writer, refusal
 
 EmbedderFactory = Callable[[str | None], Embedder]
 
@@ -37,6 +48,7 @@ class Database:
         vectors: VectorIndex,
     ) -> None:
         self.path = path
+        self.read_only = writer.read_only
         self.reader = reader
         self.writer = writer
         self.embedder = embedder
@@ -59,14 +71,18 @@ class Database:
             raise StoreError(f"cannot create {path.parent}: {exc.strerror}") from exc
         if path.is_dir():
             raise StoreError(f"{path} is a directory, not a database file")
-        recorded = await asyncio.to_thread(_prepare, path, config)
+        read_only = await asyncio.to_thread(read_only_reason, path)
+        if read_only is not None and rebind:
+            raise refusal(read_only)
+        recorded = await asyncio.to_thread(_prepare, path, config, read_only)
         embedder = await asyncio.to_thread(make_embedder, recorded)
-        await asyncio.to_thread(_bind, path, config, embedder, rebind)
+        await asyncio.to_thread(_bind, path, config, embedder, rebind, read_only)
         writer = await Writer.open(
             path,
             busy_timeout_ms=config.busy_timeout_ms,
             synchronous=config.synchronous,
             batch_max=config.writer_batch_max,
+            read_only=read_only,
         )
         try:
             reader = await open_async(
@@ -93,13 +109,22 @@ class Database:
         await self.reader.close()
 
 
-def _prepare(path: Path, config: OrmaConfig) -> str | None:
-    """Migrate the file and return the embedding model it was built with."""
-    conn = open_sync(path, busy_timeout_ms=config.busy_timeout_ms)
+def _prepare(path: Path, config: OrmaConfig, read_only: str | None) -> str | None:
+    """Migrate the file (or, read-only, check it needs none); return the model it was built with."""
+    conn = open_sync(path, busy_timeout_ms=config.busy_timeout_ms, read_only=read_only is not None)
     try:
-        migrate(conn)
+        if read_only is None:
+            migrate(conn)
+        elif (versions := schema_versions(conn))[0] < versions[1]:
+            raise ReadOnlyError(
+                f"{read_only}, and this Orma must first upgrade its schema (version "
+                f"{versions[0]} to {versions[1]}): open it once with write access, "
+                "or read it with the Orma that wrote it"
+            )
         return recorded_model(conn)
     except DatabaseError as exc:
+        if is_read_only(exc):  # writable as far as the OS said, yet not to SQLite
+            raise refusal(f"{path} is read-only ({exc})") from exc
         # Page 1 may read fine while later pages are garbage: still not ours to touch.
         if is_damaged(exc):
             raise NotAnOrmaDatabaseError(
@@ -111,11 +136,15 @@ def _prepare(path: Path, config: OrmaConfig) -> str | None:
         conn.close()
 
 
-def _bind(path: Path, config: OrmaConfig, embedder: Embedder, rebind: bool) -> None:
-    conn = open_sync(path, busy_timeout_ms=config.busy_timeout_ms)
+def _bind(
+    path: Path, config: OrmaConfig, embedder: Embedder, rebind: bool, read_only: str | None
+) -> None:
+    conn = open_sync(path, busy_timeout_ms=config.busy_timeout_ms, read_only=read_only is not None)
     try:
         bind_model(conn, embedder.model_id, store_dim(embedder.dim), rebind=rebind)
     except DatabaseError as exc:
+        if is_read_only(exc):  # a file that never recorded its model
+            raise refusal(read_only or f"{path} is read-only ({exc})") from exc
         raise StoreError(f"cannot record the embedding model in {path}: {exc}") from exc
     finally:
         conn.close()

@@ -87,11 +87,10 @@ def applied_version(conn: Connection) -> int:
     return int(row[0] or 0)
 
 
-def migrate(conn: Connection, migrations: list[Migration] | None = None) -> int:
-    """Bring the schema up to date; returns the version reached.
+def schema_versions(conn: Connection, migrations: list[Migration] | None = None) -> tuple[int, int]:
+    """The file's schema version and the latest this code knows; writes nothing.
 
-    Each migration runs under ``BEGIN IMMEDIATE`` and re-checks the version inside
-    it, so two processes opening a new file at once apply each migration once.
+    Refuses a foreign database, or one written by a newer Orma.
     """
     migrations = load_migrations() if migrations is None else migrations
     latest = migrations[-1].version if migrations else 0
@@ -101,6 +100,17 @@ def migrate(conn: Connection, migrations: list[Migration] | None = None) -> int:
             f"this database has schema version {current}, but this Orma knows only up to "
             f"{latest}; upgrade orma-proxy (nothing was changed)"
         )
+    return current, latest
+
+
+def migrate(conn: Connection, migrations: list[Migration] | None = None) -> int:
+    """Bring the schema up to date; returns the version reached.
+
+    Each migration runs under ``BEGIN IMMEDIATE`` and re-checks the version inside
+    it, so two processes opening a new file at once apply each migration once.
+    """
+    migrations = load_migrations() if migrations is None else migrations
+    current, _ = schema_versions(conn, migrations)
     conn.execute("PRAGMA journal_mode = WAL")
     conn.execute(
         "CREATE TABLE IF NOT EXISTS schema_migrations "

@@ -24,7 +24,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import sqlite3
 import threading
 from collections import Counter
 from dataclasses import dataclass
@@ -34,7 +33,7 @@ import aiosqlite
 import numpy as np
 
 from orma_proxy.embed.base import Vectors
-from orma_proxy.store.connect import open_sync
+from orma_proxy.store.connect import DatabaseError, open_sync
 from orma_proxy.store.inline import run_in_thread_of
 
 log = logging.getLogger(__name__)
@@ -303,7 +302,7 @@ class VectorIndex:
             )
         except _Closing:
             return
-        except (sqlite3.Error, OSError) as exc:
+        except (DatabaseError, OSError) as exc:
             log.warning("vector index: loading space %r failed (%s); using vec0", space, exc)
         finally:
             self._loading.pop(space, None)

@@ -16,6 +16,9 @@ roll back the whole transaction, not just the failing statement. The writer
 notices, drops the failing job and runs the others again in a fresh
 transaction, so jobs must only write to the database (running one twice after
 a rollback must be harmless) and must not COMMIT or ROLLBACK themselves.
+
+On a file this process may not write, the writer refuses every job at once
+with a ``ReadOnlyError``, and SQLite's own "readonly database" errors become one.
 """
 
 from __future__ import annotations
@@ -30,8 +33,8 @@ from typing import Any, TypeVar
 
 import aiosqlite
 
-from orma_proxy.errors import StoreError
-from orma_proxy.store.connect import open_sync
+from orma_proxy.errors import ReadOnlyError, StoreError
+from orma_proxy.store.connect import DatabaseError, is_read_only, open_sync
 from orma_proxy.store.inline import InlineConnection, run_inline
 
 log = logging.getLogger(__name__)
@@ -51,12 +54,28 @@ class _Aborted(Exception):
         self.error = error
 
 
+def refusal(reason: str) -> ReadOnlyError:
+    """The one line a write to a read-only database gets; ``reason`` says which file and why."""
+    return ReadOnlyError(
+        f"{reason}: search, recall, facts, stats and export work, but nothing can be "
+        "stored or changed"
+    )
+
+
 class Writer:
     """Serialises writes on one connection, in one thread, under ``BEGIN IMMEDIATE``."""
 
     def __init__(
-        self, conn: InlineConnection, thread: ThreadPoolExecutor, *, batch_max: int
+        self,
+        path: Path,
+        conn: InlineConnection,
+        thread: ThreadPoolExecutor,
+        *,
+        batch_max: int,
+        read_only: str | None = None,
     ) -> None:
+        self.read_only = read_only  # why this process may not write the file, if it may not
+        self._path = path
         self._conn = conn
         self._thread = thread
         self._batch_max = batch_max
@@ -66,27 +85,44 @@ class Writer:
 
     @classmethod
     async def open(
-        cls, path: Path, *, busy_timeout_ms: int, synchronous: str, batch_max: int
+        cls,
+        path: Path,
+        *,
+        busy_timeout_ms: int,
+        synchronous: str,
+        batch_max: int,
+        read_only: str | None = None,
     ) -> Writer:
-        """Open the writing connection in the writer's thread and start taking jobs."""
+        """Open the writing connection in the writer's thread and start taking jobs.
+
+        ``read_only`` (why the file cannot be written) makes a writer that refuses every job.
+        """
         thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="orma-writer")
-        connect = functools.partial(_connect, path, busy_timeout_ms, synchronous)
+        connect = functools.partial(_connect, path, busy_timeout_ms, synchronous, read_only)
         try:
             conn = await asyncio.get_running_loop().run_in_executor(thread, connect)
         except BaseException:
             thread.shutdown(wait=False)
             raise
-        writer = cls(InlineConnection(conn), thread, batch_max=batch_max)
+        writer = cls(path, InlineConnection(conn), thread, batch_max=batch_max, read_only=read_only)
         writer._task = asyncio.create_task(writer._run(), name="orma-writer")
         return writer
 
     async def submit(self, job: WriteJob[T]) -> T:
         """Run ``job(conn)`` inside a write transaction; returns once committed."""
+        if self.read_only is not None:
+            raise refusal(self.read_only)
         if self._closing or self._task is None or self._task.done():
             raise StoreError("the database writer is not running (memory closed?)")
         future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
         self._queue.put_nowait((job, future))
-        return await future
+        try:
+            return await future
+        except (DatabaseError, StoreError) as exc:
+            # The OS said the file was writable, SQLite says not (a mount turned read-only...).
+            if not any(is_read_only(e) for e in (exc, exc.__cause__) if e is not None):
+                raise
+            raise refusal(f"{self._path} is read-only ({exc})") from exc
 
     async def close(self) -> None:
         """Finish what is queued, close the connection, then stop. Later submits are refused."""
@@ -209,8 +245,8 @@ class Writer:
             raise
 
 
-def _connect(path: Path, busy_timeout_ms: int, synchronous: str) -> Any:
-    conn = open_sync(path, busy_timeout_ms=busy_timeout_ms)
+def _connect(path: Path, busy_timeout_ms: int, synchronous: str, read_only: str | None) -> Any:
+    conn = open_sync(path, busy_timeout_ms=busy_timeout_ms, read_only=read_only is not None)
     conn.execute(f"PRAGMA synchronous = {synchronous}")
     return conn
 

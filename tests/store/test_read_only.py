@@ -1,0 +1,138 @@
+"""A database this process may read but not write: reads work, writes get one clear error.
+
+Each reader is a real process for which the file modes hold (``tests.unprivileged``);
+the file is checked byte for byte afterwards, and nothing may be left beside it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from orma_proxy import Memory, OrmaConfig
+from orma_proxy.store.connect import open_sync
+from tests.embedders import HashingEmbedder
+from tests.unprivileged import child, on_read_only_mount, without_override
+
+pytestmark = pytest.mark.slow
+
+NOTES = ["My dentist is Dr. Rao in Kothrud.", "I live in Pune."]
+RULE = "Never chain PowerShell commands with semicolons."
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _beside(db: Path) -> list[str]:
+    return sorted(p.name for p in db.parent.iterdir() if p.name.startswith(db.name + "-"))
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Iterator[Path]:
+    """A folder with a closed database of two notes and a rule; modes restored afterwards."""
+    where = tmp_path / "a folder #1?"  # characters a file: URI must escape
+    where.mkdir()
+    with Memory(config=OrmaConfig(home=where, db_path=where / "memory.db"),
+                embedder=HashingEmbedder()) as mem:  # fmt: skip
+        for note in NOTES:
+            mem.add(note)
+        mem.forbid(RULE)
+        mem.flush()
+    assert _beside(where / "memory.db") == []
+    yield where
+    where.chmod(0o755)
+    for path in where.iterdir():
+        path.chmod(0o644)
+
+
+def _read(argv: list[str]) -> dict[str, object]:
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""  # no warning from indexing or recall bookkeeping
+    report: dict[str, object] = json.loads(done.stdout)
+    return report
+
+
+def _assert_read_only(report: dict[str, object], db: Path, why: str) -> None:
+    assert report["search"] == [NOTES[0]] or NOTES[0] in str(report["search"])
+    assert NOTES[0] in str(report["recall"]) and "[FORBIDDEN: " in str(report["recall"])
+    assert len(report["facts"]) == 1  # type: ignore[arg-type]
+    assert report["episodes"] == 3
+    assert report["export"]["episode"] == 3  # type: ignore[index]
+    refused = (
+        f"ReadOnlyError: {db} is read-only ({why}): search, recall, facts, stats and export "
+        "work, but nothing can be stored or changed"
+    )
+    for write in ("add", "forget", "flush", "supersede"):
+        assert report[write] == refused, write
+
+
+def test_a_file_without_write_permission(folder: Path, tmp_path: Path) -> None:
+    db = folder / "memory.db"
+    before = _digest(db)
+    db.chmod(0o444)
+    report = _read(without_override(child(db, str(tmp_path / "out.jsonl"))))
+    _assert_read_only(report, db, "this user may not write the file")
+    assert _digest(db) == before
+    # No -wal or -shm made by the reader: one as read-only as the file would keep
+    # the owner from writing once the file is writable again.
+    assert _beside(db) == []
+
+
+def test_a_folder_without_write_permission(folder: Path, tmp_path: Path) -> None:
+    db = folder / "memory.db"
+    before = _digest(db)
+    folder.chmod(0o555)
+    report = _read(without_override(child(db, str(tmp_path / "out.jsonl"))))
+    _assert_read_only(report, db, "this user may not write its folder, where SQLite keeps its log")
+    assert _digest(db) == before and _beside(db) == []
+
+
+def test_a_read_only_mount(folder: Path, tmp_path: Path) -> None:
+    mounted = tmp_path / "mounted"
+    mounted.mkdir()
+    db = mounted / "memory.db"
+    before = _digest(folder / "memory.db")
+    argv = on_read_only_mount(folder, mounted, child(db, str(tmp_path / "out.jsonl")))
+    _assert_read_only(_read(argv), db, "it is on a read-only file system")
+    assert _digest(folder / "memory.db") == before
+
+
+def test_a_reader_sees_what_a_live_writer_left_in_the_log(folder: Path, tmp_path: Path) -> None:
+    """The owner's process is writing (pages in the -wal); another user reads at the same time."""
+    db = folder / "memory.db"
+    config = OrmaConfig(home=folder, db_path=db)
+    with Memory(config=config, embedder=HashingEmbedder()) as owner:
+        owner.add("My dentist moved to Baner.")
+        owner.flush()
+        assert (folder / "memory.db-wal").stat().st_size > 0
+        for path in folder.iterdir():
+            path.chmod(0o444)
+        report = _read(without_override(child(db, str(tmp_path / "out.jsonl"))))
+        assert report["episodes"] == 4
+        assert "My dentist moved to Baner." in str(report["search"])
+        assert str(report["add"]).startswith("ReadOnlyError: ")
+        owner.add("The owner still writes.")  # the reader took nothing from the writer
+
+
+def test_a_file_that_needs_a_migration_is_one_clear_error(folder: Path, tmp_path: Path) -> None:
+    db = folder / "memory.db"
+    conn = open_sync(db, busy_timeout_ms=5000)
+    latest = conn.execute("SELECT max(version) FROM schema_migrations").fetchone()[0]
+    conn.execute("DELETE FROM schema_migrations WHERE version = ?", (latest,))
+    conn.close()
+    before = _digest(db)
+    db.chmod(0o444)
+    report = _read(without_override(child(db, str(tmp_path / "out.jsonl"))))
+    assert report == {
+        "open": f"ReadOnlyError: {db} is read-only (this user may not write the file), and "
+        f"this Orma must first upgrade its schema (version {latest - 1} to {latest}): open it "
+        "once with write access, or read it with the Orma that wrote it"
+    }
+    assert _digest(db) == before
