@@ -15,6 +15,7 @@ from orma_proxy.cli.shared_options import (
     DbOption,
     JsonOption,
     SpaceOption,
+    not_blank,
     open_memory,
     print_json,
     say,
@@ -96,7 +97,13 @@ def facts(
 def recall(
     ctx: typer.Context,
     query: Annotated[
-        str, typer.Argument(help="The user's message.", metavar="QUERY", show_default=False)
+        str,
+        typer.Argument(
+            help="The user's message.",
+            metavar="QUERY",
+            show_default=False,
+            callback=not_blank("query"),
+        ),
     ],
     budget: Annotated[
         int | None,

@@ -21,6 +21,7 @@ from orma_proxy.cli.shared_options import (
     DbOption,
     JsonOption,
     SpaceOption,
+    not_blank,
     open_memory,
     print_json,
     say,
@@ -71,9 +72,19 @@ def supersede(
     ctx: typer.Context,
     old: Annotated[
         str,
-        typer.Argument(help="Wrong text, or a state id (#12).", metavar="OLD", show_default=False),
+        typer.Argument(
+            help="Wrong text, or a state id (#12).",
+            metavar="OLD",
+            show_default=False,
+            callback=not_blank("old"),
+        ),
     ],
-    new: Annotated[str, typer.Argument(help="What is true.", metavar="NEW", show_default=False)],
+    new: Annotated[
+        str,
+        typer.Argument(
+            help="What is true.", metavar="NEW", show_default=False, callback=not_blank("new")
+        ),
+    ],
     dry_run: DryRunOption = False,
     space: SpaceOption = "default",
     db: DbOption = None,
@@ -110,7 +121,12 @@ def release(
     ctx: typer.Context,
     query: Annotated[
         str,
-        typer.Argument(help="The topic to stop recalling.", metavar="QUERY", show_default=False),
+        typer.Argument(
+            help="The topic to stop recalling.",
+            metavar="QUERY",
+            show_default=False,
+            callback=not_blank("query"),
+        ),
     ],
     dry_run: DryRunOption = False,
     threshold: Annotated[
@@ -183,7 +199,10 @@ def purge(
     query: Annotated[
         str | None,
         typer.Argument(
-            help="Erase every episode containing this text.", metavar="QUERY", show_default=False
+            help="Erase every episode containing this text.",
+            metavar="QUERY",
+            show_default=False,
+            callback=not_blank("query"),
         ),
     ] = None,
     episodes: Annotated[

@@ -20,6 +20,7 @@ from orma_proxy.cli.shared_options import (
     JsonOption,
     SpaceOption,
     exit_code,
+    not_blank,
     one_of,
     open_memory,
     print_json,
@@ -161,7 +162,13 @@ def add(
 def search(
     ctx: typer.Context,
     query: Annotated[
-        str, typer.Argument(help="What to look for.", metavar="QUERY", show_default=False)
+        str,
+        typer.Argument(
+            help="What to look for.",
+            metavar="QUERY",
+            show_default=False,
+            callback=not_blank("query"),
+        ),
     ],
     k: Annotated[int, typer.Option("-k", help="How many passages.", metavar="N", min=1)] = 10,
     space: SpaceOption = "default",

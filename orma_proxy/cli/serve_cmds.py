@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import ipaddress
 import threading
 import time
@@ -11,6 +12,7 @@ from typing import Annotated
 
 import typer
 import uvicorn
+from uvicorn.config import LOGGING_CONFIG
 
 from orma_proxy.cli.shared_options import DbOption, configured, say, state
 from orma_proxy.config import OrmaConfig
@@ -19,6 +21,11 @@ from orma_proxy.server import create_app
 from orma_proxy.server.auth import load_keys_file, parse_keys
 
 app = typer.Typer()
+
+# uvicorn's, with its access log moved from stdout to stderr: stdout carries only
+# what a script may read (the address `orma up` and `orma viz` print).
+_LOGS_ON_STDERR = copy.deepcopy(LOGGING_CONFIG)
+_LOGS_ON_STDERR["handlers"]["access"]["stream"] = "ext://sys.stderr"
 
 # How long `orma up` waits for the server before giving up on opening the browser.
 BROWSER_WAIT_SECONDS = 30.0
@@ -167,6 +174,7 @@ def serve(
             ws="none",
             server_header=False,
             timeout_graceful_shutdown=5,
+            log_config=_LOGS_ON_STDERR,
         )
     )
     if open_url is not None:
@@ -225,6 +233,8 @@ def up(
 ) -> None:
     """Serve the proxy and open the upstream's web UI through it (llama-server's UI).
 
+    Prints the web UI's address on stdout, with or without --no-browser.
+
     Example: orma up --upstream http://127.0.0.1:9931 --model Qwen2.5-3B
     """
     config = proxy_config(
@@ -232,5 +242,6 @@ def up(
         api_keys_file=api_keys_file, upstream_api_key=upstream_api_key, insecure=insecure,
     )  # fmt: skip
     url = base_url(config)
-    say(state(ctx).err, f"Orma proxy on {url}/v1 -> upstream {config.upstream}")
+    typer.echo(f"{url}/")  # the web UI, on stdout as `orma viz` prints its page
+    say(state(ctx).err, f"Orma proxy on {url}/v1 -> upstream {config.upstream}; web UI on {url}/")
     serve(ctx, config, open_url=f"{url}/#/" if browser else None)

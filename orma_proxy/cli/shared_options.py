@@ -93,6 +93,17 @@ def sqlite_count(value: int | None) -> int | None:
     return None if value is None else min(value, SQLITE_INT_MAX)
 
 
+def not_blank(what: str) -> Callable[[str | None], str | None]:
+    """An argument callback refusing blank text in one line before any model loads."""
+
+    def check(value: str | None) -> str | None:
+        if value is not None and not value.strip():
+            raise InputError(f"{what} is empty")
+        return value
+
+    return check
+
+
 def _check_space(value: str | None) -> str | None:
     if value is not None and not value.strip():
         raise typer.BadParameter("must not be empty")

@@ -104,7 +104,7 @@ def _build(
         embedder = _embedder(
             spec, onnx_path, tokenizer, config.embed_threads, config.embed_batch_size
         )
-    log.info(
+    log.debug(
         "embedding model: %s (%d dims, from %s)",
         spec.model_id,
         embedder.dim,
