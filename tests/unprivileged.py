@@ -22,6 +22,7 @@ from pathlib import Path
 
 from orma_proxy import AsyncMemory, OrmaConfig
 from orma_proxy.errors import OrmaError
+from orma_proxy.sleep.scheduler import SleepScheduler
 from tests.embedders import HashingEmbedder
 
 # prctl(PR_CAPBSET_DROP) of both capabilities, then exec: the new program starts without them.
@@ -68,6 +69,10 @@ async def _read_and_try_writes(db: Path, out: Path) -> dict[str, object]:
         report["facts"] = [fact.value for fact in await mem.facts()]
         report["episodes"] = (await mem.stats()).episodes
         report["export"] = await mem.export_jsonl(out)
+        scheduler = SleepScheduler(mem.sleeper(), mem.config)
+        scheduler.start()  # as the proxy's lifespan does
+        report["background_sleep"] = scheduler.running
+        await scheduler.close()
         writes: dict[str, Callable[[], Awaitable[object]]] = {
             "add": lambda: mem.add("A new note."),
             "forget": lambda: mem.forget(1),

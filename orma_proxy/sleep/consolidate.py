@@ -67,6 +67,11 @@ class Sleeper:
         self._http = http
         self.gate = gate
 
+    @property
+    def read_only(self) -> str | None:
+        """Why nothing can be consolidated into this file, if it cannot be written."""
+        return self._writer.read_only
+
     async def due_spaces(self, now: float) -> list[str]:
         """Spaces with enough pending episodes, or pending and idle long enough."""
         rows = await batches.spaces_with_pending(self._reader)

@@ -49,6 +49,9 @@ class SleepScheduler:
         """Begin the background loop (idempotent; does nothing when consolidation is off)."""
         if self.running or not self._config.enable_semantic:
             return
+        if self._sleeper.read_only is not None:
+            log.warning("background sleep is off: %s", self._sleeper.read_only)
+            return
         self._task = asyncio.create_task(self._run(), name="orma-sleep")
 
     def notify(self) -> None:
