@@ -51,7 +51,7 @@ def on_read_only_mount(source: Path, target: Path, argv: list[str]) -> list[str]
 
 
 def child(db: Path, *args: str) -> list[str]:
-    """The command line of this module's reader on ``db``."""
+    """The command line of this module's reader on ``db`` (``args``: OUT)."""
     return [sys.executable, "-m", "tests.unprivileged", str(db), *args]
 
 

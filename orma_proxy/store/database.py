@@ -48,7 +48,6 @@ class Database:
         vectors: VectorIndex,
     ) -> None:
         self.path = path
-        self.read_only = writer.read_only
         self.reader = reader
         self.writer = writer
         self.embedder = embedder
@@ -123,8 +122,6 @@ def _prepare(path: Path, config: OrmaConfig, read_only: str | None) -> str | Non
             )
         return recorded_model(conn)
     except DatabaseError as exc:
-        if is_read_only(exc):  # writable as far as the OS said, yet not to SQLite
-            raise refusal(f"{path} is read-only ({exc})") from exc
         # Page 1 may read fine while later pages are garbage: still not ours to touch.
         if is_damaged(exc):
             raise NotAnOrmaDatabaseError(

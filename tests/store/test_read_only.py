@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -122,6 +123,40 @@ def test_a_reader_sees_what_a_live_writer_left_in_the_log(folder: Path, tmp_path
         assert "My dentist moved to Baner." in str(report["search"])
         assert str(report["add"]).startswith("ReadOnlyError: ")
         owner.add("The owner still writes.")  # the reader took nothing from the writer
+
+
+# A writer told nothing, on a file SQLite can only read: what a file system turning
+# read-only under an open memory (ext4 after an I/O error) looks like to it.
+_UNWARNED_WRITER = """
+import asyncio, sys
+from pathlib import Path
+from orma_proxy.errors import ReadOnlyError
+from orma_proxy.store.writer import Writer
+
+async def main():
+    writer = await Writer.open(Path(sys.argv[1]), busy_timeout_ms=5000, synchronous="NORMAL",
+                               batch_max=8)
+    try:
+        await writer.submit(lambda conn: conn.execute("DELETE FROM episodes"))
+    except ReadOnlyError as exc:
+        print(exc)
+    finally:
+        await writer.close()
+
+asyncio.run(main())
+"""
+
+
+def test_a_write_sqlite_refuses_is_the_same_one_line(folder: Path) -> None:
+    db = folder / "memory.db"
+    before = _digest(db)
+    db.chmod(0o444)
+    argv = without_override([sys.executable, "-c", _UNWARNED_WRITER, str(db)])
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.startswith(f"{db} is read-only (") and "readonly database" in done.stdout
+    assert done.stdout.endswith("but nothing can be stored or changed\n")
+    assert _digest(db) == before
 
 
 def test_a_file_that_needs_a_migration_is_one_clear_error(folder: Path, tmp_path: Path) -> None:
