@@ -112,3 +112,36 @@ def test_a_read_only_database_through_the_command_line(tmp_path: Path, db: Path)
         )
     finally:
         db.chmod(0o644)
+
+
+def test_orma_viz_shows_a_read_only_database(tmp_path: Path, db: Path) -> None:
+    port = free_port()
+    argv = without_override(_argv("viz", "--db", db, "--port", str(port), "--no-open"))
+    db.chmod(0o444)
+    proc = subprocess.Popen(
+        argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(tmp_path / "h")
+    )
+    base = f"http://127.0.0.1:{port}"
+    page = None
+    try:
+        deadline = time.monotonic() + 120
+        while page is None and proc.poll() is None and time.monotonic() < deadline:
+            try:
+                page = httpx.get(f"{base}/_orma/viz", timeout=5)
+            except httpx.TransportError:
+                time.sleep(0.2)
+        assert page is not None and page.status_code == 200
+        graph = httpx.get(f"{base}/_orma/api/graph", params={"space": "default"}, timeout=30)
+        assert graph.status_code == 200
+        preview = httpx.post(f"{base}/_orma/api/recall", json={"query": "my dentist?"}, timeout=30)
+        assert preview.status_code == 200 and "Dr. Rao" in preview.json()["block"]
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            err = proc.communicate(timeout=60)[1]
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            err = proc.communicate()[1]
+        db.chmod(0o644)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "could not record" not in err
