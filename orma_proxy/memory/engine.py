@@ -27,6 +27,7 @@ from orma_proxy.forget.audit import read_audit
 from orma_proxy.forget.purge import purge
 from orma_proxy.forget.release import release, unrelease
 from orma_proxy.forget.supersede import supersede
+from orma_proxy.inputs import check_space, check_text
 from orma_proxy.memory.indexer import Indexer
 from orma_proxy.memory.priority import lower_thread_priority
 from orma_proxy.memory.stats import Stats, collect_stats
@@ -179,12 +180,12 @@ class AsyncMemory:
         process one instant later, and a search finds it by its words at once.
         """
         db = self._opened()
-        text = _check_text(text, "text")
-        space = _check_space(space)
+        text = check_text(text, "text")
+        space = check_space(space)
         if role not in ROLES:
             raise InputError(f"role must be one of {', '.join(ROLES)}, not {role!r}")
         if source is not None:
-            source = _check_text(source, "source")
+            source = check_text(source, "source")
         now = time.time()
         episode = NewEpisode(
             space=space,
@@ -238,8 +239,8 @@ class AsyncMemory:
     async def search(self, query: str, space: str = "default", k: int = 10) -> SearchResult:
         """Hybrid (BM25 + vector) search of one space; no LLM involved."""
         db = self._opened()
-        query = _check_text(query, "query")
-        space = _check_space(space)
+        query = check_text(query, "query")
+        space = check_space(space)
         if k < 1:
             raise InputError("k must be at least 1")
         passages = await hybrid_search(
@@ -274,8 +275,8 @@ class AsyncMemory:
         else the embedder's). The items returned are logged after, in the background.
         """
         db = self._opened()
-        query = _check_text(query, "query")
-        space = _check_space(space)
+        query = check_text(query, "query")
+        space = check_space(space)
         now = _timestamp(at, default=time.time())
         budget = min(budget_tokens or self.config.budget_tokens, self.config.budget_tokens)
         request = RecallRequest(
@@ -402,13 +403,13 @@ class AsyncMemory:
         its episodes. Without a reachable LLM, a rule-based extractor is used.
         """
         if space is not None:
-            space = _check_space(space)
+            space = check_space(space)
         return await self.sleeper().sleep(space, model=model, redo=redo)
 
     async def facts(self, space: str = "default", include_history: bool = False) -> list[State]:
         """Active states of a space; with history, also closed ones and what replaced them."""
         db = self._opened()
-        return await list_facts(db.reader, _check_space(space), include_history=include_history)
+        return await list_facts(db.reader, check_space(space), include_history=include_history)
 
     # --- states set by hand: forbid a rule now, forget a state --------------------------
 
@@ -420,8 +421,8 @@ class AsyncMemory:
         it first, as ``[FORBIDDEN: ...]``. The same rule again returns the same state.
         """
         db = self._opened()
-        rule = _check_text(rule, "rule")
-        space = _check_space(space)
+        rule = check_text(rule, "rule")
+        space = check_space(space)
         episode_id = await self.add(rule, space=space, role="note", metadata={"orma": FORBID_MARK})
         state_id = await db.writer.submit(
             lambda conn: register_rule(conn, space, episode_id, rule, self.config)
@@ -434,7 +435,7 @@ class AsyncMemory:
         An unknown id, another space's id or an already closed state is an ``InputError``.
         """
         db = self._opened()
-        space = _check_space(space)
+        space = check_space(space)
         if isinstance(state_id, bool) or not isinstance(state_id, int):
             raise InputError(f"state_id must be an integer, not {state_id!r}")
         await db.writer.submit(lambda conn: forget_state(conn, space, state_id))
@@ -458,8 +459,8 @@ class AsyncMemory:
         """
         db = self._opened()
         if not isinstance(old, int) or isinstance(old, bool):
-            old = _check_text(old, "old").strip()
-        new, space = _check_text(new, "new"), _check_space(space)
+            old = check_text(old, "old").strip()
+        new, space = check_text(new, "new"), check_space(space)
         result = await supersede(db, old, new, space, self.config, dry_run=dry_run)
         assert self._indexer is not None
         self._indexer.notify()
@@ -479,7 +480,7 @@ class AsyncMemory:
         Nothing is deleted; ``unrelease(result.release_id)`` brings it all back.
         """
         db = self._opened()
-        query, space = _check_text(query, "query"), _check_space(space)
+        query, space = check_text(query, "query"), check_space(space)
         threshold = self.config.release_threshold if threshold is None else threshold
         max_items = self.config.release_max_items if max_items is None else max_items
         if not -1.0 <= threshold <= 1.0 or max_items < 1:
@@ -494,7 +495,7 @@ class AsyncMemory:
         """Undo release ``release_id``: its passages, states and events are recalled again."""
         if isinstance(release_id, bool) or not isinstance(release_id, int):
             raise InputError(f"release_id must be an integer, not {release_id!r}")
-        return await unrelease(self._opened(), release_id, _check_space(space))
+        return await unrelease(self._opened(), release_id, check_space(space))
 
     async def purge(
         self, query_or_ids: str | Iterable[int], space: str = "default", *, dry_run: bool = False
@@ -507,18 +508,18 @@ class AsyncMemory:
         db = self._opened()
         target: str | list[int]
         if isinstance(query_or_ids, str):
-            target = _check_text(query_or_ids, "query")
+            target = check_text(query_or_ids, "query")
         else:
             target = list(query_or_ids)
             if not target or any(isinstance(i, bool) or not isinstance(i, int) for i in target):
                 raise InputError("purge takes a text or a non-empty list of episode ids")
         assert self._access is not None
         await self._access.flush()  # no queued access row may name a purged item afterwards
-        return await purge(db, target, _check_space(space), self.config, dry_run=dry_run)
+        return await purge(db, target, check_space(space), self.config, dry_run=dry_run)
 
     async def audit(self, space: str | None = None, limit: int | None = None) -> list[AuditEntry]:
         """Audited supersedes, releases, unreleases and purges, newest first."""
-        space = None if space is None else _check_space(space)
+        space = None if space is None else check_space(space)
         return await read_audit(self._opened().reader, space, limit)
 
     async def export_jsonl(
@@ -526,7 +527,7 @@ class AsyncMemory:
     ) -> dict[str, int]:
         """Write the ``orma-export`` JSON Lines of one space (or all); returns record counts."""
         db = self._opened()
-        space = None if space is None else _check_space(space)
+        space = None if space is None else check_space(space)
         out = Path(target) if isinstance(target, str | Path) else target
         timeout = self.config.busy_timeout_ms
         return await asyncio.to_thread(export_to, db.path, out, space, busy_timeout_ms=timeout)
@@ -552,24 +553,6 @@ class AsyncMemory:
         """A consistent copy of the database at ``target`` while it is in use; returns its size."""
         db, timeout = self._opened(), self.config.busy_timeout_ms
         return await asyncio.to_thread(backup, db.path, Path(target), busy_timeout_ms=timeout)
-
-
-def _check_text(text: object, what: str) -> str:
-    if not isinstance(text, str):
-        raise InputError(f"{what} must be a string, not {type(text).__name__}")
-    if not text.strip():
-        raise InputError(f"{what} is empty")
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise InputError(f"{what} is not valid Unicode (lone surrogate at {exc.start})") from exc
-    return text
-
-
-def _check_space(space: object) -> str:
-    if not isinstance(space, str) or not space.strip():
-        raise InputError("space must be a non-empty string")
-    return _check_text(space, "space")
 
 
 def _check_metadata(metadata: object) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from contextlib import asynccontextmanager
 
 import httpx
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.routing import Route
 
 from orma_proxy.config import OrmaConfig
@@ -29,6 +30,7 @@ from orma_proxy.server.chat import chat_completions, ollama_chat
 from orma_proxy.server.errors import EXCEPTION_HANDLERS
 from orma_proxy.server.forget import forget
 from orma_proxy.server.ops import health, last_block, not_found, passthrough
+from orma_proxy.server.paths import NormalPaths
 from orma_proxy.server.upstream import Upstream
 from orma_proxy.server.viz import open_viz_reader, viz_routes
 from orma_proxy.sleep import SleepScheduler, UpstreamGate
@@ -120,6 +122,7 @@ def create_app(
     ]
     app = Starlette(
         routes=[*routes, Route("/{path:path}", passthrough, methods=ALL_METHODS)],
+        middleware=[Middleware(NormalPaths)],
         lifespan=lifespan,
         exception_handlers=EXCEPTION_HANDLERS,
     )

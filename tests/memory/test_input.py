@@ -40,8 +40,11 @@ async def test_lone_surrogates_are_refused_clearly_wherever_they_appear(amem: As
     ("kwargs", "message"),
     [
         ({"text": 42}, "text must be a string"),
-        ({"text": "ok", "space": ""}, "space must be a non-empty string"),
-        ({"text": "ok", "space": None}, "space must be a non-empty string"),
+        ({"text": "ok", "space": ""}, "space must not be empty"),
+        ({"text": "ok", "space": None}, "space must be a string"),
+        ({"text": "ok", "space": "a\x00b"}, "space must not contain control characters"),
+        ({"text": "ok", "space": "a\u2028b"}, "space must not contain control characters"),
+        ({"text": "ok", "space": "x" * 201}, "space names are at most 200 characters"),
         ({"text": "ok", "role": "system"}, "role must be one of"),
         ({"text": "ok", "metadata": {"when": object()}}, "metadata cannot be stored"),
         ({"text": "ok", "metadata": {"x": float("nan")}}, "metadata cannot be stored"),
