@@ -15,6 +15,7 @@
   // margin for the names under the nodes and the episode bar over the bottom edge.
   const FIT = { x: 0.9, y: 0.84 };
   const NEAREST = 120; // a fit never brings the camera closer than this to the middle
+  const PANELS = ["legend", "inspector", "recall", "drawer", "note", "message"]; // over the graph
   const $ = (id) => document.getElementById(id);
   const view = {
     space: null, key: sessionStorage.getItem("orma.key") || "", graph: null, version: null,
@@ -220,8 +221,8 @@
     for (const l of view.labels) Object.assign(l, { w: l.box.offsetWidth, h: l.box.offsetHeight });
   }
 
-  // Every frame: each name just under its sphere (or over it, if a name placed before it,
-  // rules first, then the busiest hubs, is in the way there), unless behind the camera.
+  // Every frame: each name just under its sphere, or over it if a panel or a name placed
+  // before it (rules first, then the busiest hubs) is in the way there; else it hides.
   function placeLabels() {
     requestAnimationFrame(placeLabels);
     const g = view.graph;
@@ -231,7 +232,11 @@
     const back = [e[8], e[9], e[10]];
     const eye = camera.position;
     const perUnit = $("graph").clientHeight / 2 / Math.tan((camera.fov * Math.PI) / 360);
-    const placed = [];
+    const origin = $("labels").getBoundingClientRect();
+    const placed = PANELS.map($).filter((panel) => panel.getClientRects().length).map((panel) => {
+      const r = panel.getBoundingClientRect();
+      return [r.left - origin.left, r.top - origin.top, r.right - origin.left, r.bottom - origin.top];
+    });
     for (const l of view.labels) {
       const n = view.byId.get(l.id);
       let shown = false;
