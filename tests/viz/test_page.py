@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from PIL import Image
 
 from orma_proxy.embed.onnx import OnnxEmbedder
 from orma_proxy.server import create_app
@@ -21,6 +22,7 @@ pytestmark = pytest.mark.slow
 RULE = "FORBIDDEN: chain PowerShell commands with semicolons"
 PANELS = ("bar", "legend", "drawer", "note", "message", "inspector", "recall", "keybox")
 ENTITIES = {"user", "Dr. Rao", "Kothrud", "Bangalore", "PowerShell", "Miso"}
+INK = {"rule": (253, 164, 175), "entity": (165, 243, 252)}  # the names' colours in viz.css
 
 
 def shown_labels(page: Page) -> list[dict[str, Any]]:
@@ -42,6 +44,18 @@ def panel_boxes(page: Page) -> list[tuple[float, float, float, float]]:
     return [(b["left"], b["top"], b["right"], b["bottom"]) for b in found]
 
 
+def inked(shot: Path, box: dict[str, float], colour: tuple[int, int, int]) -> int:
+    """Pixels of a screenshot inside ``box`` that are (nearly) ``colour``: text drawn there."""
+    image = Image.open(shot).convert("RGB")
+    pixels = image.load()
+    assert pixels is not None
+    return sum(
+        sum(abs(a - b) for a, b in zip(pixels[x, y], colour, strict=True)) < 60
+        for x in range(int(box["left"]), int(box["right"]))
+        for y in range(int(box["top"]), int(box["bottom"]))
+    )
+
+
 def overlaps(box: dict[str, float], other: tuple[float, float, float, float]) -> bool:
     left, top, right, bottom = other
     across = box["left"] < right and left < box["right"]
@@ -60,8 +74,6 @@ def test_orma_viz_root_fills_the_view_and_names_entities_and_rules(
             page.wait_for("window.ormaViz && window.ormaViz.ready", timeout=120)
             assert page.evaluate("location.pathname") == "/"
             assert page.evaluate("window.ormaViz.space") == "alice"
-            shot = page.screenshot(tmp_path / "viz-root.png")
-            keep(shot)
 
             canvas = page.evaluate(
                 "document.getElementById('graph').getBoundingClientRect().toJSON()"
@@ -79,17 +91,21 @@ def test_orma_viz_root_fills_the_view_and_names_entities_and_rules(
             assert max(across, down) >= 0.68 and across * down >= 0.22, (across, down)
 
             labels = shown_labels(page)
+            shot = page.screenshot(tmp_path / "viz-root.png")  # the layout has settled
+            keep(shot)
             texts = {label["text"] for label in labels}
             assert RULE in texts, texts  # rules are named first
             assert len(texts & ENTITIES) >= 5, texts  # two may crowd each other: one hides
             rule = next(label["box"] for label in labels if label["text"] == RULE)
             where = page.evaluate(f"window.ormaViz.screenOf('state:{memory.rule(RULE[11:])}')")
             assert abs((rule["left"] + rule["right"]) / 2 - where["x"]) < 2, (rule, where)
-            assert where["y"] < rule["top"] < where["y"] + 60, (rule, where)  # just under it
+            assert min(abs(rule["top"] - where["y"]), abs(rule["bottom"] - where["y"])) < 60
             panels = panel_boxes(page)
             for label in labels:
                 box = label["box"]
                 assert canvas["left"] <= box["left"] and box["right"] <= canvas["right"], label
                 assert canvas["top"] <= box["top"] and box["bottom"] <= canvas["bottom"], label
                 assert not any(overlaps(box, panel) for panel in panels), label
+                kind = "rule" if label["text"] == RULE else "entity"
+                assert inked(shot, box, INK[kind]) >= 15, label  # on the screen, not only the DOM
             assert page.errors() == []
