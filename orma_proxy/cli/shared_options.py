@@ -15,7 +15,8 @@ from rich.text import Text
 
 from orma_proxy.config import OrmaConfig
 from orma_proxy.embed.base import Embedder
-from orma_proxy.errors import StoreError
+from orma_proxy.errors import InputError, StoreError
+from orma_proxy.inputs import check_space
 from orma_proxy.memory.sync import Memory
 
 
@@ -71,9 +72,13 @@ def one_of(choices: Sequence[str]) -> Callable[[str], str]:
 
 
 def _check_space(value: str | None) -> str | None:
-    if value is not None and not value.strip():
-        raise typer.BadParameter("must not be empty")
-    return value
+    """The same rule as the SDK and the proxy (``orma_proxy.inputs``), before any model loads."""
+    if value is None:
+        return None
+    try:
+        return check_space(value)
+    except InputError as exc:
+        raise typer.BadParameter(str(exc)) from exc
 
 
 SpaceOption = Annotated[
