@@ -119,7 +119,6 @@ async def test_tombstones_match_as_purge_matches(amem: AsyncMemory) -> None:
     assert len(stones) == len(targets)
     for stone, target in zip(stones, targets, strict=True):
         for text in texts:
-            rows = await reader.execute_fetchall(
-                "SELECT instr(lower(?), lower(?)) > 0", (text, target)
-            )
-            assert stone.found_in(text) == bool(list(rows)[0][0]), (text, target)
+            cursor = await reader.execute("SELECT instr(lower(?), lower(?)) > 0", (text, target))
+            row = await cursor.fetchone()
+            assert row is not None and stone.found_in(text) == bool(row[0]), (text, target)
