@@ -160,6 +160,9 @@ async def handle_chat(request: Request, flavor: Flavor) -> Response:
     if reply.status_code >= 400 or not streaming:
         try:
             data = await until_disconnect(request, reply.aread())
+        except httpx.HTTPError as exc:  # the answer never came whole: the client sees 502/504
+            finish(False, failed=upstream_failure(exc)[2])
+            raise
         except BaseException:
             finish(True)
             raise

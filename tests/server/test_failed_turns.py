@@ -6,10 +6,16 @@ and the failed attempt must not double what recall shows (issue 15, item 14).
 
 from __future__ import annotations
 
+import asyncio
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import httpx
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response, StreamingResponse
+from starlette.routing import Route
 
 from orma_proxy import AsyncMemory, Memory, OrmaConfig
 from orma_proxy.embed.onnx import OnnxEmbedder
@@ -64,6 +70,30 @@ def test_a_turn_the_upstream_refused_is_kept_marked_with_its_status(proxy: Proxy
         assert response.status_code == 503
     db = proxy.config.resolved_db_path()
     assert _episodes(db, 2) == [("user", SAID, "upstream_status_503")] * 2
+
+
+def test_a_whole_answer_that_stalls_midway_marks_the_turn_failed(
+    tmp_path: Path, embedder: OnnxEmbedder
+) -> None:
+    """Headers came, the body stalled past ``read_timeout``: the client gets 504, nothing said."""
+
+    async def stalling(request: Request) -> Response:
+        async def body() -> AsyncIterator[bytes]:
+            yield b'{"choices": ['
+            await asyncio.sleep(5)
+            yield b"]}"
+
+        return StreamingResponse(body(), media_type="application/json")
+
+    upstream = Starlette(routes=[Route("/v1/chat/completions", stalling, methods=["POST"])])
+    with serve(upstream) as served:
+        config = OrmaConfig(
+            home=tmp_path, db_path=tmp_path / "m.db", upstream=f"{served.url}/v1", read_timeout=0.3
+        )
+        with serve(create_app(config, embedder=embedder)) as proxy:
+            response = httpx.post(f"{proxy.url}/v1/chat/completions", json=CHAT, timeout=30)
+            assert response.status_code == 504
+            assert _episodes(tmp_path / "m.db", 1) == [("user", SAID, "upstream_timeout")]
 
 
 async def test_sleep_draws_no_fact_from_a_failed_turn(
