@@ -234,9 +234,9 @@ class Recorder:
             **({"model": model} if model else {}),
             **({"failed": failed} if failed else {}),
         }
-        said = [(turn.role, turn.text, meta) for turn in turns]
+        said = [(turn.role, _storable(turn.text), meta) for turn in turns]
         if reply:
-            said.append(("assistant", reply, {**meta, "partial": partial}))
+            said.append(("assistant", _storable(reply), {**meta, "partial": partial}))
         try:
             ids = await self._memory.add_exchange(said, space, heard_at=began)
         except Exception as exc:  # memory never breaks chat: log and carry on
@@ -251,3 +251,9 @@ class Recorder:
             )
         if self._on_recorded is not None:
             self._on_recorded()
+
+
+def _storable(text: str) -> str:
+    """``text`` with any lone surrogate (a JSON ``\\ud800``) as U+FFFD, so the exchange's
+    other turns are not refused with it: they are recorded in one commit."""
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")

@@ -122,3 +122,12 @@ async def test_tombstones_match_as_purge_matches(amem: AsyncMemory) -> None:
             cursor = await reader.execute("SELECT instr(lower(?), lower(?)) > 0", (text, target))
             row = await cursor.fetchone()
             assert row is not None and stone.found_in(text) == bool(row[0]), (text, target)
+
+
+async def test_a_lone_surrogate_in_the_reply_costs_no_turn(amem: AsyncMemory) -> None:
+    """The exchange is one commit: an unencodable reply must not take the question with it."""
+    recorder = Recorder(amem)
+    turns = [Turn("user", "Say something odd.")]
+    recorder.record("default", turns, "odd \ud800 reply", partial=False, model=None, began=0.0)
+    await recorder.close()
+    assert await _texts(amem) == ["Say something odd.", "odd \ufffd reply"]
