@@ -1,20 +1,20 @@
-"""Purge tombstones: a text purge binds the writes that began before it, in every process.
+"""Purge tombstones: a text purge binds the turns that began before it, in every process.
 
 A reply streaming through the proxy while ``orma purge`` runs in another process
-is recorded after the purge; so is any write whose text was taken before it.
-Each text purge leaves a tombstone in the database (``purge_tombstones``), and
-such a write checks them inside its own write transaction: an episode holding a
-text purged since the write began is left out, as the purge would have erased
-it had it been stored a moment earlier. Writes begun after a purge are new
-statements and are kept whole.
+is recorded after the purge. Each text purge leaves a tombstone in the database
+(``purge_tombstones``), and the proxy's recording (``AsyncMemory.add_exchange``)
+checks them inside its own write transaction: an episode holding a text purged
+since its request began is left out, as the purge would have erased it had it
+been stored a moment earlier. Turns begun after a purge are new statements and
+are kept whole. (A plain ``add()`` takes its text at once: it is not bound.)
 
 The match is purge's own (``forget/match.py``): a substring, case-insensitive
 for ASCII letters (SQLite's ``lower()``). The tombstone keeps no text, only its
-length in characters and a salted SHA-256 of it folded that way; a write
-hashes each window of that length of its folded text (about 2 microseconds a character
-per tombstone, paid only by writes begun before a purge of their space). A
-short secret (a PIN) can still be found from its hash by trying every value:
-the row lives an hour.
+length in characters and a salted SHA-256 of it folded that way; a write hashes
+each window of that length of its folded text (about 2 microseconds a character
+per tombstone, paid only by turns begun before a purge of their space). A short
+secret (a PIN) can still be found from its hash by trying every value: the row
+lives an hour.
 """
 
 from __future__ import annotations
