@@ -7,7 +7,7 @@ import json
 import math
 import os
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from functools import cached_property, lru_cache
@@ -27,6 +27,7 @@ from orma_proxy.forget.audit import read_audit
 from orma_proxy.forget.purge import purge
 from orma_proxy.forget.release import release, unrelease
 from orma_proxy.forget.supersede import supersede
+from orma_proxy.forget.tombstones import add_unless_purged
 from orma_proxy.inputs import check_space, check_text
 from orma_proxy.memory.indexer import Indexer
 from orma_proxy.memory.priority import lower_thread_priority
@@ -222,6 +223,34 @@ class AsyncMemory:
         if role not in ("user", "assistant", "tool"):
             raise InputError(f"observe() records user, assistant or tool turns, not {role!r}")
         return await self.add(text, space=space, role=role, at=at)
+
+    async def add_exchange(
+        self, turns: Sequence[tuple[str, str, dict[str, Any]]], space: str, *, heard_at: float
+    ) -> list[int | None]:
+        """Store one chat exchange's turns (role, text, metadata) in one commit; their ids.
+
+        A text purge of ``space`` committed after ``heard_at`` (Unix time), in any
+        process, binds them too: a turn holding its text is not stored (None), as
+        the purge would have erased it had the turn been stored a moment earlier.
+        """
+        db = self._opened()
+        space, now = check_space(space), time.time()
+        episodes = []
+        for role, text, metadata in turns:
+            if role not in ROLES:
+                raise InputError(f"role must be one of {', '.join(ROLES)}, not {role!r}")
+            text = check_text(text, "text")
+            episode = NewEpisode(space, role, text, now, now, metadata=_check_metadata(metadata))
+            segments = await asyncio.to_thread(
+                split_sentences, text, self.config.max_sentence_chars
+            )
+            episodes.append((episode, segments))
+        ids = await db.writer.submit(
+            lambda conn: add_unless_purged(conn, space, heard_at, episodes)
+        )
+        assert self._indexer is not None
+        self._indexer.notify()
+        return ids
 
     async def flush(self) -> None:
         """Wait until every stored sentence is searchable by vector, and recall's log is written.

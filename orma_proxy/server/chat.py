@@ -27,7 +27,7 @@ from orma_proxy.memory.engine import AsyncMemory
 from orma_proxy.recall.pack import MemoryBlock
 from orma_proxy.server.auth import Guard, header_value, requested_space
 from orma_proxy.server.capture import Flavor, Recorder, ReplyCapture
-from orma_proxy.server.errors import stream_error_event
+from orma_proxy.server.errors import stream_error_event, upstream_failure
 from orma_proxy.server.messages import (
     Message,
     clean_text,
@@ -85,7 +85,7 @@ async def read_json_body(request: Request, limit: int) -> tuple[bytes, dict[str,
 
 
 async def handle_chat(request: Request, flavor: Flavor) -> Response:
-    began = time.monotonic()  # a purge after this also covers what this turn records
+    began = time.time()  # a purge after this, in any process, also binds what this turn records
     state = request.app.state
     config: OrmaConfig = state.config
     guard: Guard = state.guard
@@ -131,26 +131,34 @@ async def handle_chat(request: Request, flavor: Flavor) -> Response:
     gate.chat_started()  # sleep leaves the upstream to chat until finish()
     finished = False
 
-    def finish(partial: bool, *, record: bool = True) -> None:
-        """Once per request, however it ends: free the gate, record what was said."""
+    def finish(partial: bool, *, failed: str | None = None) -> None:
+        """Once per request, however it ends: free the gate, record what was said.
+
+        ``failed``: the upstream gave no answer (the turns are kept, marked so).
+        """
         nonlocal finished
         if finished:
             return
         finished = True
         gate.chat_finished()
-        if with_memory and record:
+        if with_memory:
+            said = "" if failed else capture.reply()
             model = body.get("model")
             recorder.record(
                 space,
                 turns,
-                clean_text(capture.reply()),
+                said,
                 partial=partial,
                 model=clean_text(model) if isinstance(model, str) else None,
                 began=began,
+                failed=failed,
             )
 
     try:
         reply = await until_disconnect(request, upstream.client.send(outgoing, stream=True))
+    except httpx.HTTPError as exc:  # upstream down or silent: the client sees 502/504
+        finish(False, failed=upstream_failure(exc)[2])  # "upstream_unreachable"...
+        raise
     except BaseException:
         finish(True)
         raise
@@ -161,13 +169,16 @@ async def handle_chat(request: Request, flavor: Flavor) -> Response:
     if reply.status_code >= 400 or not streaming:
         try:
             data = await until_disconnect(request, reply.aread())
+        except httpx.HTTPError as exc:  # the answer never came whole: the client sees 502/504
+            finish(False, failed=upstream_failure(exc)[2])
+            raise
         except BaseException:
             finish(True)
             raise
         finally:
             await reply.aclose()
-            if reply.status_code >= 400:
-                finish(False, record=False)  # the upstream refused: nothing was said
+            if reply.status_code >= 400:  # the upstream refused: nothing was said
+                finish(False, failed=f"upstream_status_{reply.status_code}")
         if data is None:
             finish(True)
             return Response(status_code=CLIENT_CLOSED_REQUEST)

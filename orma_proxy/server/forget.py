@@ -59,16 +59,12 @@ async def forget(request: Request) -> Response:
     except ValidationError as exc:
         raise BadRequestError(f"bad /_orma/forget request: {exc.errors()[0]['msg']}") from exc
     space = guard.space_for(access, asked_space(asked.space, request.headers))
-    if asked.operation == "purge" and not asked.dry_run:
-        await state.recorder.settle()
     try:
         result = await _run(state.memory, asked, space)
     except InputError as exc:
         raise BadRequestError(str(exc)) from exc
     if result.operation == "purge" and not result.dry_run:
         state.last_blocks.pop(space, None)  # the block shown last may quote what was erased
-        if asked.query is not None:
-            state.recorder.purged(space, asked.query)
     return JSONResponse(result.as_dict())
 
 

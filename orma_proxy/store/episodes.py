@@ -85,7 +85,8 @@ async def fetch_sentences(
 ) -> dict[int, SentenceRow]:
     """Sentences by id, restricted to ``space`` (the last isolation check).
 
-    Sentences the user released or corrected are left out: recall never shows them.
+    Sentences the user released or corrected are left out: recall never shows them;
+    nor those of a turn the upstream never answered (``metadata.failed``).
     """
     if not ids:
         return {}
@@ -94,7 +95,8 @@ async def fetch_sentences(
         "SELECT s.id, s.episode_id, s.space, e.role, s.text, e.said_at "
         "FROM sentences s JOIN episodes e ON e.id = s.episode_id "
         f"WHERE s.id IN ({marks}) AND s.space = ? "
-        "AND s.released_by IS NULL AND s.superseded_by IS NULL",
+        "AND s.released_by IS NULL AND s.superseded_by IS NULL "
+        "AND json_extract(e.metadata, '$.failed') IS NULL",
         (*ids, space),
     )
     rows = await cursor.fetchall()
