@@ -7,8 +7,9 @@ import json
 import math
 import os
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from datetime import datetime
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -21,7 +22,7 @@ import numpy as np
 from orma_proxy.config import OrmaConfig
 from orma_proxy.embed.base import Embedder, Vectors, fit
 from orma_proxy.embed.models import load_embedder
-from orma_proxy.errors import ConfigError, InputError, OrmaError
+from orma_proxy.errors import ConfigError, InputError, OrmaError, StoreError
 from orma_proxy.forget import AuditEntry, ForgetResult
 from orma_proxy.forget.audit import read_audit
 from orma_proxy.forget.purge import purge
@@ -47,10 +48,11 @@ from orma_proxy.recall.tokens import load_token_counter
 from orma_proxy.sleep import Sleeper, SleepReport, UpstreamGate
 from orma_proxy.sleep.manual import FORBID_MARK, forget_state, register_rule
 from orma_proxy.store.backup import backup
+from orma_proxy.store.connect import DatabaseError
 from orma_proxy.store.database import Database
-from orma_proxy.store.episodes import ROLES, NewEpisode, insert_episode
+from orma_proxy.store.episodes import ROLES, NewEpisode, insert_episode, sentence_ranges
 from orma_proxy.store.vector_index import VectorIndex
-from orma_proxy.text.files import read_text_file
+from orma_proxy.text.files import FilePiece, check_text_file, read_pieces
 from orma_proxy.text.segment import split_sentences
 
 # Texts longer than this are split into sentences in a worker thread.
@@ -60,6 +62,16 @@ _SPLIT_IN_THREAD_CHARS = 64_000
 _INDEX_CHUNK = 8
 
 When = datetime | str | float | int | None
+
+
+@dataclass(frozen=True)
+class StoredPiece:
+    """A piece of a file, committed: its episode, byte range in the file and sentence count."""
+
+    episode_id: int
+    offset: int
+    end: int
+    sentences: int
 
 
 class AsyncMemory:
@@ -115,7 +127,13 @@ class AsyncMemory:
             initializer=lower_thread_priority,
             initargs=(self.config.index_nice,),
         )
-        self._indexer = Indexer(self._db.reader, self._db.writer, self._embed_batch, self.config)
+        self._indexer = Indexer(
+            self._db.reader,
+            self._db.writer,
+            self._embed_batch,
+            self.config,
+            background=self.config.index_in_background,
+        )
         self._indexer.start()
         self._access = AccessLog(self._db.writer, self.config)
         self._recall_slots = asyncio.Semaphore(self.config.recall_concurrency)
@@ -178,6 +196,20 @@ class AsyncMemory:
         When this returns the episode is committed: it survives a crash of the
         process one instant later, and a search finds it by its words at once.
         """
+        episode_id, _ = await self._store(text, space, role, at, source=source, metadata=metadata)
+        return episode_id
+
+    async def _store(
+        self,
+        text: str,
+        space: str,
+        role: str,
+        at: When,
+        *,
+        source: str | None,
+        metadata: dict[str, Any] | None,
+    ) -> tuple[int, int]:
+        """Commit one episode; its id and how many sentences it has."""
         db = self._opened()
         text = _check_text(text, "text")
         space = _check_space(space)
@@ -201,20 +233,57 @@ class AsyncMemory:
             )
         else:
             segments = split_sentences(text, self.config.max_sentence_chars)
-        episode_id = await db.writer.submit(lambda conn: insert_episode(conn, episode, segments))
+        try:
+            episode_id = await db.writer.submit(
+                lambda conn: insert_episode(conn, episode, segments)
+            )
+        except DatabaseError as exc:  # a full disk, an I/O error: rolled back, nothing stored
+            raise StoreError(f"not stored: {exc}") from exc
         assert self._indexer is not None
         self._indexer.notify()
-        return episode_id
+        return episode_id, len(segments)
 
     async def add_file(
-        self, path: str | Path, space: str = "default", role: str = "document"
-    ) -> int:
-        """Store a text or Markdown file as one episode (its path is the source)."""
+        self,
+        path: str | Path,
+        space: str = "default",
+        role: str = "document",
+        *,
+        on_piece: Callable[[StoredPiece], None] | None = None,
+        stop: Callable[[], bool] | None = None,
+    ) -> list[int]:
+        """Store a text or Markdown file; returns its episode ids in file order.
+
+        The whole file is checked first, so a binary or non-UTF-8 byte anywhere
+        stores nothing (``UnreadableFileError`` names the offset). It is then
+        read in pieces of at most ``config.file_piece_chars`` characters, each
+        committed as its own episode whose source is the path and whose metadata
+        holds its byte range (``file_offset``, ``file_end``): memory stays bounded
+        whatever the file's size. ``on_piece`` hears of each commit; ``stop()``
+        returning true ends the file early, keeping what was committed.
+        """
         file = await asyncio.to_thread(lambda: Path(path).expanduser().resolve())
-        text = await asyncio.to_thread(read_text_file, file)
+        await asyncio.to_thread(check_text_file, file)
         # A file name need not be UTF-8 (Python keeps such bytes as lone surrogates).
         source = os.fsencode(file).decode("utf-8", "replace")
-        return await self.add(text, space=space, role=role, source=source)
+        pieces = read_pieces(file, self.config.file_piece_chars)
+        said_at = time.time()
+        ids: list[int] = []
+        try:
+            while stop is None or not stop():
+                piece = await asyncio.to_thread(_next_piece, pieces)
+                if piece is None:
+                    break
+                metadata = {"file_offset": piece.offset, "file_end": piece.end}
+                episode_id, count = await self._store(
+                    piece.text, space, role, said_at, source=source, metadata=metadata
+                )
+                ids.append(episode_id)
+                if on_piece is not None:
+                    on_piece(StoredPiece(episode_id, piece.offset, piece.end, count))
+        finally:
+            pieces.close()
+        return ids
 
     async def observe(self, role: str, text: str, space: str = "default", at: When = None) -> int:
         """Record one chat turn (``user``, ``assistant`` or ``tool``)."""
@@ -232,6 +301,19 @@ class AsyncMemory:
         await self._indexer.flush()
         await self._access.flush()
         await db.vectors.settle()
+
+    async def embed_episodes(
+        self, episode_ids: Iterable[int], *, on_embedded: Callable[[int], None] | None = None
+    ) -> None:
+        """Embed these episodes' sentences now, ahead of any other pending work.
+
+        Waits for them alone, never for the backlog of other spaces or processes;
+        ``on_embedded(n)`` is called as each batch of ``n`` sentences is stored.
+        """
+        db = self._opened()
+        ranges = await sentence_ranges(db.reader, list(episode_ids))
+        assert self._indexer is not None
+        await self._indexer.embed_first(ranges, on_embedded)
 
     # --- reading -------------------------------------------------------------------
 
@@ -552,6 +634,10 @@ class AsyncMemory:
         """A consistent copy of the database at ``target`` while it is in use; returns its size."""
         db, timeout = self._opened(), self.config.busy_timeout_ms
         return await asyncio.to_thread(backup, db.path, Path(target), busy_timeout_ms=timeout)
+
+
+def _next_piece(pieces: Iterator[FilePiece]) -> FilePiece | None:
+    return next(pieces, None)
 
 
 def _check_text(text: object, what: str) -> str:
