@@ -422,8 +422,9 @@ def reindex(
     if pending and embed_model != "auto":
         raise InputError("--pending embeds with the file's own model: leave out --embed-model")
     with open_memory(
-        cli, db, must_exist=True, reindex=not pending, embed_model=embed_model
-    ) as memory:
+        cli, db, must_exist=True, reindex=not pending, embed_model=embed_model,
+        background_index=not pending,  # counted first, then embedded by the flush
+    ) as memory:  # fmt: skip
         before = memory.stats()
         total = before.pending_vectors if pending else before.sentences
         embed_pending(cli.err, memory, "Embedding" if pending else "Re-embedding", total)

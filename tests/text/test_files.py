@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import pytest
@@ -26,7 +27,7 @@ def test_pieces_cover_the_file_cite_their_bytes_and_start_at_headings(tmp_path: 
     pieces = list(read_pieces(path, 3000))
     assert len(pieces) > 10
     assert "".join(p.text for p in pieces) == text
-    for piece, following in zip(pieces, pieces[1:], strict=False):
+    for piece, following in itertools.pairwise(pieces):
         assert len(piece.text) <= 3000
         assert data[piece.offset : piece.end].decode("utf-8") == piece.text
         assert following.offset == piece.end
@@ -79,7 +80,7 @@ def test_a_bad_byte_deep_in_the_file_is_found_with_its_offset(
 
 def test_a_file_ending_inside_a_character_is_not_utf8(tmp_path: Path) -> None:
     path = tmp_path / "cut.txt"
-    path.write_bytes("Price: 5 ".encode() + "€".encode()[:2])
+    path.write_bytes(b"Price: 5 " + "€".encode()[:2])
     with pytest.raises(UnreadableFileError, match="offset 9"):
         check_text_file(path)
 
