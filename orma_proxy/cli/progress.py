@@ -35,14 +35,18 @@ _WAIT_SECONDS = 0.1
 _POLL_SECONDS = 0.5  # ``poll`` may count rows: not too often
 
 
-class _Sentences(ProgressColumn):
-    """How many sentences so far, and how many a second."""
+class _Rate(ProgressColumn):
+    """How many sentences (or other units) so far, and how many a second."""
+
+    def __init__(self, unit: str) -> None:
+        super().__init__()
+        self._unit = unit
 
     def render(self, task: Task) -> Text:
         count = int(task.fields.get("sentences", 0))
         elapsed = task.elapsed or 0.0
         rate = count / elapsed if elapsed > 0 else 0.0
-        return Text(f"{count:,} sentences, {rate:,.0f}/s", style="progress.data.speed")
+        return Text(f"{count:,} {self._unit}, {rate:,.0f}/s", style="progress.data.speed")
 
 
 class Meter:
@@ -52,12 +56,14 @@ class Meter:
     ``tick`` after the delay, from the thread that waits (``run_polled``).
     """
 
-    def __init__(self, console: Console, description: str, total: float | None) -> None:
+    def __init__(
+        self, console: Console, description: str, total: float | None, unit: str = "sentences"
+    ) -> None:
         self._progress = Progress(
             TextColumn("[progress.description]{task.description}"),
             BarColumn(),
             TaskProgressColumn(),
-            _Sentences(),
+            _Rate(unit),
             TimeRemainingColumn(),
             console=console,
         )
@@ -117,20 +123,41 @@ def run_polled(future: Future[T], meter: Meter, poll: Callable[[], None] | None 
     return future.result()
 
 
+def counting_down(
+    console: Console,
+    call: Callable[[], T],
+    description: str,
+    remaining: Callable[[], int],
+    total: int,
+    unit: str = "sentences",
+) -> T:
+    """Run ``call`` under a bar whose progress is ``total - remaining()``, polled.
+
+    For work that reports no progress of its own but leaves a count in the
+    database going down (pending vectors, episodes waiting for sleep). Ctrl-C
+    stops waiting at once; the work left stays pending for the next time.
+    """
+    meter = Meter(console, description, total, unit)
+
+    def poll() -> None:
+        done = max(0, total - remaining())
+        meter.set(done, sentences=done)
+
+    with meter:
+        result = run_polled(start(call), meter, poll)
+        poll()
+    return result
+
+
 def embed_pending(console: Console, memory: Memory, description: str, total: int | None) -> None:
     """``memory.flush()`` under a bar counting down the pending vectors.
 
     ``total`` is how many sentences are to be embedded (None: those pending now).
-    Ctrl-C stops waiting at once; what is left stays pending for the next time.
     """
-    pending = memory.stats().pending_vectors
-    total = pending if total is None else total
-    meter = Meter(console, description, total)
 
-    def poll() -> None:
-        done = max(0, total - memory.stats().pending_vectors)
-        meter.set(done, sentences=done)
+    def pending() -> int:
+        return memory.stats().pending_vectors
 
-    with meter:
-        run_polled(start(memory.flush), meter, poll)
-        meter.set(total, sentences=total)
+    counting_down(
+        console, memory.flush, description, pending, pending() if total is None else total
+    )

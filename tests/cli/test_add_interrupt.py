@@ -99,3 +99,22 @@ def test_ctrl_c_while_embedding_keeps_everything_stored_and_leaves_vectors_pendi
     assert scalar(db, "SELECT max(metadata ->> 'file_end') FROM episodes") == notes.stat().st_size
     pending = int(str(scalar(db, "SELECT count(*) FROM sentences WHERE embedded = 0")))
     assert 0 < pending < 6000
+
+
+def test_reindex_pending_shows_the_bar_only_past_a_second(tmp_path: Path) -> None:
+    notes = tmp_path / "notes.md"
+    notes.write_text(_paragraphs(800), "utf-8")  # 2,400 sentences
+    db = tmp_path / "memory.db"
+    home = tmp_path / "home"
+    quick = _start(home, "add", "The gate code is 1912.", "--db", db)
+    _, err = quick.communicate(timeout=120)
+    assert quick.returncode == 0 and "sentences," not in err  # under a second: no bar
+
+    deferred = _start(home, "add", notes, "--no-wait", "--db", db)
+    deferred.communicate(timeout=120)
+    assert deferred.returncode == 0
+    process = _start(home, "reindex", "--pending", "--db", db)
+    out, err = process.communicate(timeout=300)
+    assert process.returncode == 0, err
+    assert out.startswith("Embedded 2,400 pending sentences")
+    assert re.search(r"Embedding .*100% .*2,400 sentences, [\d,]+/s", " ".join(err.split()))
