@@ -138,9 +138,11 @@ def _add_file(cli: CliState, memory: Memory, path: Path, space: str, run: _Addin
         if not complete:
             what = f"stored bytes 0-{pieces[-1].end} of {size} as {_episodes(ids)}"
             if error is not None:
-                error = StoreError(f"{error}; {what}; the rest was not added")
+                error = StoreError(f"{path}: {error}; {what}; the rest was not added")
             else:
                 say(cli.err, f"Stopped: {path} {what}; the rest was not added.")
+    elif isinstance(error, StoreError):  # unreadable files name themselves
+        error = StoreError(f"{path}: {error}")
     if error is not None:
         report_error(cli.err, error)
         run.failed.append((path, error))

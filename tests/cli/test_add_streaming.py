@@ -110,6 +110,28 @@ def test_a_note_the_full_disk_refused_is_an_error_and_not_stored(
     assert _stats(orma, db)["episodes"] == 1
 
 
+def test_a_disk_filling_part_way_through_a_file_reports_what_was_stored(
+    orma: Orma, db: Path, tmp_path: Path, full_disk: FullDisk, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ORMA_FILE_PIECE_CHARS", "4000")
+    assert orma("add", "The first note is about gardens.", "--db", db).exit_code == 0
+    book = tmp_path / "book.md"
+    _book(book, 60)
+    full_disk(40)
+    result = orma("add", book, "--db", db, "--json")
+    assert result.exit_code == 1
+    [entry] = _json(result)["added"]
+    ids, end = entry["episode_ids"], entry["bytes"]
+    assert not entry["complete"] and ids[0] == 2 and 0 < end < book.stat().st_size
+    [error] = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+    assert error.startswith(f"error: {book}: not stored: database or disk is full; ")
+    assert f"stored bytes 0-{end} of {book.stat().st_size} as episodes #2-#{ids[-1]}" in error
+    with raw(db) as conn:
+        stored = conn.execute("SELECT id, metadata ->> 'file_end' FROM episodes WHERE id > 1")
+        assert [r[0] for r in stored] == ids
+    assert _texts(orma, db, "chapter 1 lighthouse keeper")  # what was stored is found
+
+
 # --- item 10: files in pieces, add embeds its own sentences --------------------------
 
 
