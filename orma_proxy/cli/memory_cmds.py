@@ -31,7 +31,7 @@ from orma_proxy.cli.shared_options import (
 )
 from orma_proxy.embed.models import KNOWN
 from orma_proxy.errors import InputError, OrmaError, StoreError
-from orma_proxy.memory.engine import StoredPiece
+from orma_proxy.memory.files import StoredPiece
 from orma_proxy.memory.sync import Memory
 from orma_proxy.store.episodes import ROLES
 from orma_proxy.text.files import TEXT_SUFFIXES

@@ -5,11 +5,9 @@ from __future__ import annotations
 import asyncio
 import json
 import math
-import os
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from datetime import datetime
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -28,6 +26,7 @@ from orma_proxy.forget.audit import read_audit
 from orma_proxy.forget.purge import purge
 from orma_proxy.forget.release import release, unrelease
 from orma_proxy.forget.supersede import supersede
+from orma_proxy.memory.files import StoredPiece, store_file
 from orma_proxy.memory.indexer import Indexer
 from orma_proxy.memory.priority import lower_thread_priority
 from orma_proxy.memory.stats import Stats, collect_stats
@@ -52,7 +51,6 @@ from orma_proxy.store.connect import DatabaseError
 from orma_proxy.store.database import Database
 from orma_proxy.store.episodes import ROLES, NewEpisode, insert_episode, sentence_ranges
 from orma_proxy.store.vector_index import VectorIndex
-from orma_proxy.text.files import FilePiece, check_text_file, read_pieces
 from orma_proxy.text.segment import split_sentences
 
 # Texts longer than this are split into sentences in a worker thread.
@@ -62,16 +60,6 @@ _SPLIT_IN_THREAD_CHARS = 64_000
 _INDEX_CHUNK = 8
 
 When = datetime | str | float | int | None
-
-
-@dataclass(frozen=True)
-class StoredPiece:
-    """A piece of a file, committed: its episode, byte range in the file and sentence count."""
-
-    episode_id: int
-    offset: int
-    end: int
-    sentences: int
 
 
 class AsyncMemory:
@@ -259,31 +247,16 @@ class AsyncMemory:
         read in pieces of at most ``config.file_piece_chars`` characters, each
         committed as its own episode whose source is the path and whose metadata
         holds its byte range (``file_offset``, ``file_end``): memory stays bounded
-        whatever the file's size. ``on_piece`` hears of each commit; ``stop()``
-        returning true ends the file early, keeping what was committed.
+        whatever the file's size (``memory/files.py``). ``on_piece`` hears of each
+        commit; ``stop()`` returning true ends the file early, keeping what was
+        committed.
         """
-        file = await asyncio.to_thread(lambda: Path(path).expanduser().resolve())
-        await asyncio.to_thread(check_text_file, file)
-        # A file name need not be UTF-8 (Python keeps such bytes as lone surrogates).
-        source = os.fsencode(file).decode("utf-8", "replace")
-        pieces = read_pieces(file, self.config.file_piece_chars)
         said_at = time.time()
-        ids: list[int] = []
-        try:
-            while stop is None or not stop():
-                piece = await asyncio.to_thread(_next_piece, pieces)
-                if piece is None:
-                    break
-                metadata = {"file_offset": piece.offset, "file_end": piece.end}
-                episode_id, count = await self._store(
-                    piece.text, space, role, said_at, source=source, metadata=metadata
-                )
-                ids.append(episode_id)
-                if on_piece is not None:
-                    on_piece(StoredPiece(episode_id, piece.offset, piece.end, count))
-        finally:
-            pieces.close()
-        return ids
+
+        async def store(text: str, source: str, metadata: dict[str, Any]) -> tuple[int, int]:
+            return await self._store(text, space, role, said_at, source=source, metadata=metadata)
+
+        return await store_file(path, self.config.file_piece_chars, store, on_piece, stop)
 
     async def observe(self, role: str, text: str, space: str = "default", at: When = None) -> int:
         """Record one chat turn (``user``, ``assistant`` or ``tool``)."""
@@ -634,10 +607,6 @@ class AsyncMemory:
         """A consistent copy of the database at ``target`` while it is in use; returns its size."""
         db, timeout = self._opened(), self.config.busy_timeout_ms
         return await asyncio.to_thread(backup, db.path, Path(target), busy_timeout_ms=timeout)
-
-
-def _next_piece(pieces: Iterator[FilePiece]) -> FilePiece | None:
-    return next(pieces, None)
 
 
 def _check_text(text: object, what: str) -> str:

@@ -19,7 +19,8 @@ from orma_proxy.config import OrmaConfig
 from orma_proxy.embed.base import Embedder
 from orma_proxy.errors import OrmaError
 from orma_proxy.forget import AuditEntry, ForgetResult
-from orma_proxy.memory.engine import AsyncMemory, StoredPiece, When
+from orma_proxy.memory.engine import AsyncMemory, When
+from orma_proxy.memory.files import StoredPiece
 from orma_proxy.memory.stats import Stats
 from orma_proxy.portable.rebuild import RebuildReport
 from orma_proxy.recall.pack import MemoryBlock
