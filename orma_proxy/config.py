@@ -141,6 +141,20 @@ class OrmaConfig(BaseModel):
         3.0, gt=0, description="Give up reaching the model hub after this long."
     )
     index_batch_size: int = Field(64, ge=1, description="Sentences embedded per indexer step.")
+    index_in_background: bool = Field(
+        True,
+        description="Embed pending sentences (any process's) in the background while memory is "
+        "open; off, only what is asked for (`orma add --no-wait` turns it off).",
+    )
+    index_retry_seconds: float = Field(
+        30.0, gt=0, description="After indexing fails (a full disk), try again this often."
+    )
+    file_piece_chars: int = Field(
+        100_000,
+        ge=1000,
+        description="A file is stored as episodes of at most this many characters, cut at a "
+        "heading, blank line or line break, each citing its byte range in the file.",
+    )
 
     # --- recall: hybrid search -------------------------------------------------
     search_k: int = Field(30, ge=1, description="Top-k per channel (BM25 and vectors).")

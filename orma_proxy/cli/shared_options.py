@@ -136,13 +136,17 @@ def open_memory(
     embed_model: str | None = None,
     upstream: str | None = None,
     model: str | None = None,
+    background_index: bool = True,
 ) -> Iterator[Memory]:
     """Open the memory file, closing it on the way out.
 
     ``must_exist`` is for commands that only read or rebuild: they should not
     leave an empty database behind because of a typo in ``--db``.
+    ``background_index=False`` embeds nothing unless asked (``add --no-wait``).
     """
     config = configured(db, embed_model=embed_model, upstream=upstream, model=model)
+    if not background_index:
+        config.index_in_background = False
     path = config.resolved_db_path()
     if must_exist and not path.exists():
         raise StoreError(f"no memory at {path} yet: store something first with `orma add`")

@@ -5,9 +5,8 @@ from __future__ import annotations
 import asyncio
 import json
 import math
-import os
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from functools import cached_property, lru_cache
@@ -21,7 +20,7 @@ import numpy as np
 from orma_proxy.config import OrmaConfig
 from orma_proxy.embed.base import Embedder, Vectors, fit
 from orma_proxy.embed.models import load_embedder
-from orma_proxy.errors import ConfigError, InputError, OrmaError
+from orma_proxy.errors import ConfigError, InputError, OrmaError, StoreError
 from orma_proxy.forget import AuditEntry, ForgetResult
 from orma_proxy.forget.audit import read_audit
 from orma_proxy.forget.purge import purge
@@ -29,6 +28,7 @@ from orma_proxy.forget.release import release, unrelease
 from orma_proxy.forget.supersede import supersede
 from orma_proxy.forget.tombstones import add_unless_purged
 from orma_proxy.inputs import check_space, check_text
+from orma_proxy.memory.files import StoredPiece, store_file
 from orma_proxy.memory.indexer import Indexer
 from orma_proxy.memory.priority import lower_thread_priority
 from orma_proxy.memory.stats import Stats, collect_stats
@@ -49,10 +49,10 @@ from orma_proxy.recall.tokens import load_token_counter
 from orma_proxy.sleep import Sleeper, SleepReport, UpstreamGate
 from orma_proxy.sleep.manual import FORBID_MARK, forget_state, register_rule
 from orma_proxy.store.backup import backup
+from orma_proxy.store.connect import DatabaseError
 from orma_proxy.store.database import Database
-from orma_proxy.store.episodes import ROLES, NewEpisode, insert_episode
+from orma_proxy.store.episodes import ROLES, NewEpisode, insert_episode, sentence_ranges
 from orma_proxy.store.vector_index import VectorIndex
-from orma_proxy.text.files import read_text_file
 from orma_proxy.text.segment import split_sentences
 
 # Texts longer than this are split into sentences in a worker thread.
@@ -117,7 +117,13 @@ class AsyncMemory:
             initializer=lower_thread_priority,
             initargs=(self.config.index_nice,),
         )
-        self._indexer = Indexer(self._db.reader, self._db.writer, self._embed_batch, self.config)
+        self._indexer = Indexer(
+            self._db.reader,
+            self._db.writer,
+            self._embed_batch,
+            self.config,
+            background=self.config.index_in_background,
+        )
         self._indexer.start()
         self._access = AccessLog(self._db.writer, self.config)
         self._recall_slots = asyncio.Semaphore(self.config.recall_concurrency)
@@ -180,6 +186,20 @@ class AsyncMemory:
         When this returns the episode is committed: it survives a crash of the
         process one instant later, and a search finds it by its words at once.
         """
+        episode_id, _ = await self._store(text, space, role, at, source=source, metadata=metadata)
+        return episode_id
+
+    async def _store(
+        self,
+        text: str,
+        space: str,
+        role: str,
+        at: When,
+        *,
+        source: str | None,
+        metadata: dict[str, Any] | None,
+    ) -> tuple[int, int]:
+        """Commit one episode; its id and how many sentences it has."""
         db = self._opened()
         text = check_text(text, "text")
         space = check_space(space)
@@ -203,20 +223,42 @@ class AsyncMemory:
             )
         else:
             segments = split_sentences(text, self.config.max_sentence_chars)
-        episode_id = await db.writer.submit(lambda conn: insert_episode(conn, episode, segments))
+        try:
+            episode_id = await db.writer.submit(
+                lambda conn: insert_episode(conn, episode, segments)
+            )
+        except DatabaseError as exc:  # a full disk, an I/O error: rolled back, nothing stored
+            raise StoreError(f"not stored: {exc}") from exc
         assert self._indexer is not None
         self._indexer.notify()
-        return episode_id
+        return episode_id, len(segments)
 
     async def add_file(
-        self, path: str | Path, space: str = "default", role: str = "document"
-    ) -> int:
-        """Store a text or Markdown file as one episode (its path is the source)."""
-        file = await asyncio.to_thread(lambda: Path(path).expanduser().resolve())
-        text = await asyncio.to_thread(read_text_file, file)
-        # A file name need not be UTF-8 (Python keeps such bytes as lone surrogates).
-        source = os.fsencode(file).decode("utf-8", "replace")
-        return await self.add(text, space=space, role=role, source=source)
+        self,
+        path: str | Path,
+        space: str = "default",
+        role: str = "document",
+        *,
+        on_piece: Callable[[StoredPiece], None] | None = None,
+        stop: Callable[[], bool] | None = None,
+    ) -> list[int]:
+        """Store a text or Markdown file; returns its episode ids in file order.
+
+        The whole file is checked first, so a binary or non-UTF-8 byte anywhere
+        stores nothing (``UnreadableFileError`` names the offset). It is then
+        read in pieces of at most ``config.file_piece_chars`` characters, each
+        committed as its own episode whose source is the path and whose metadata
+        holds its byte range (``file_offset``, ``file_end``): memory stays bounded
+        whatever the file's size (``memory/files.py``). ``on_piece`` hears of each
+        commit; ``stop()`` returning true ends the file early, keeping what was
+        committed.
+        """
+        said_at = time.time()
+
+        async def store(text: str, source: str, metadata: dict[str, Any]) -> tuple[int, int]:
+            return await self._store(text, space, role, said_at, source=source, metadata=metadata)
+
+        return await store_file(path, self.config.file_piece_chars, store, on_piece, stop)
 
     async def observe(self, role: str, text: str, space: str = "default", at: When = None) -> int:
         """Record one chat turn (``user``, ``assistant`` or ``tool``)."""
@@ -262,6 +304,19 @@ class AsyncMemory:
         await self._indexer.flush()
         await self._access.flush()
         await db.vectors.settle()
+
+    async def embed_episodes(
+        self, episode_ids: Iterable[int], *, on_embedded: Callable[[int], None] | None = None
+    ) -> None:
+        """Embed these episodes' sentences now, ahead of any other pending work.
+
+        Waits for them alone, never for the backlog of other spaces or processes;
+        ``on_embedded(n)`` is called as each batch of ``n`` sentences is stored.
+        """
+        db = self._opened()
+        ranges = await sentence_ranges(db.reader, list(episode_ids))
+        assert self._indexer is not None
+        await self._indexer.embed_first(ranges, on_embedded)
 
     # --- reading -------------------------------------------------------------------
 

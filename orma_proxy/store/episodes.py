@@ -68,6 +68,28 @@ async def insert_episode(
     return episode_id
 
 
+async def sentence_ranges(
+    conn: aiosqlite.Connection, episode_ids: list[int]
+) -> list[tuple[int, int]]:
+    """The sentence ids of these episodes as inclusive (first, last) ranges, in id order.
+
+    An episode's sentences are inserted in one statement of one transaction, so
+    their ids are consecutive; neighbouring episodes' ranges are merged.
+    """
+    cursor = await conn.execute(
+        "SELECT min(id), max(id) FROM sentences "
+        "WHERE episode_id IN (SELECT value FROM json_each(?)) GROUP BY episode_id ORDER BY 1",
+        (json.dumps(episode_ids),),
+    )
+    ranges: list[tuple[int, int]] = []
+    for first, last in await cursor.fetchall():
+        if ranges and ranges[-1][1] + 1 == first:
+            ranges[-1] = (ranges[-1][0], int(last))
+        else:
+            ranges.append((int(first), int(last)))
+    return ranges
+
+
 @dataclass(frozen=True)
 class SentenceRow:
     """A sentence with what a caller needs to show and cite it."""

@@ -75,7 +75,7 @@ async def test_a_text_file_is_stored_with_its_path_as_source(
 ) -> None:
     path = tmp_path / "notes.md"
     path.write_text("# Trip\n\nThe hotel is on Marine Drive.\n", "utf-8")
-    episode_id = await amem.add_file(path)
+    [episode_id] = await amem.add_file(path)
     found = await amem.search("hotel Marine Drive")
     assert found.passages[0].episode_id == episode_id
     assert found.passages[0].role == "document"
