@@ -24,6 +24,7 @@ from starlette.applications import Starlette
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from bench import corpus
 
@@ -158,6 +159,25 @@ def create_app() -> Starlette:
     )
 
 
+# Every answer of this upstream carries this header, its 500s included: a 5xx without it
+# was made by the proxy (``bench.fuzz`` counts those).
+MARK_HEADER = b"x-bench-upstream"
+
+
+def marked(app: ASGIApp) -> ASGIApp:
+    """``app`` with ``MARK_HEADER`` on every response, even Starlette's own error pages."""
+
+    async def wrapped(scope: Scope, receive: Receive, send: Send) -> None:
+        async def marking(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message["headers"], (MARK_HEADER, b"1")]}
+            await send(message)
+
+        await app(scope, receive, marking)
+
+    return wrapped
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.upstream", description=__doc__)
     parser.add_argument("--host", default="127.0.0.1")
@@ -167,7 +187,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((args.host, args.port))
     config = uvicorn.Config(
-        create_app(), log_level="warning", access_log=False, ws="none", lifespan="off"
+        marked(create_app()), log_level="warning", access_log=False, ws="none", lifespan="off"
     )
     server = uvicorn.Server(config)
     print(sock.getsockname()[1], flush=True)

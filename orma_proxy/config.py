@@ -56,6 +56,24 @@ class OrmaConfig(BaseModel):
         repr=False,
         description="Client API key -> spaces it may use ('*' = any). Empty = no auth.",
     )
+    public_paths: tuple[str, ...] = Field(
+        (
+            "/",
+            "/index.html",
+            "/favicon.ico",
+            "/favicon.png",
+            "/favicon.svg",
+            "/manifest.json",
+            "/robots.txt",
+        ),
+        description="With API keys on, the upstream's web UI files a GET loads without a key "
+        "(and without the upstream's key); every other path needs a valid key.",
+    )
+    admin_paths: tuple[str, ...] = Field(
+        ("/slots",),
+        description="Upstream paths (and what is under them) only a '*' key may reach: "
+        "llama-server's /slots shows the last prompt of every slot, other spaces' memory.",
+    )
     max_body_bytes: int = Field(20 * 1024 * 1024, ge=1024, description="Larger bodies get 413.")
     recall_context_messages: int = Field(
         2, ge=1, description="Recent user messages the recall query is built from."
@@ -123,6 +141,20 @@ class OrmaConfig(BaseModel):
         3.0, gt=0, description="Give up reaching the model hub after this long."
     )
     index_batch_size: int = Field(64, ge=1, description="Sentences embedded per indexer step.")
+    index_in_background: bool = Field(
+        True,
+        description="Embed pending sentences (any process's) in the background while memory is "
+        "open; off, only what is asked for (`orma add --no-wait` turns it off).",
+    )
+    index_retry_seconds: float = Field(
+        30.0, gt=0, description="After indexing fails (a full disk), try again this often."
+    )
+    file_piece_chars: int = Field(
+        100_000,
+        ge=1000,
+        description="A file is stored as episodes of at most this many characters, cut at a "
+        "heading, blank line or line break, each citing its byte range in the file.",
+    )
 
     # --- recall: hybrid search -------------------------------------------------
     search_k: int = Field(30, ge=1, description="Top-k per channel (BM25 and vectors).")
@@ -403,6 +435,19 @@ class OrmaConfig(BaseModel):
                 f"must stay under 1 (so no boost lifts an unmatched item over the best match), "
                 f"not {boosts:g}"
             )
+        return self
+
+    @model_validator(mode="after")
+    def _check_keys(self) -> Self:
+        """An empty space list must never read as "every space" (an admin key by mistake)."""
+        for position, (key, spaces) in enumerate(self.api_keys.items(), start=1):
+            if not key.strip():
+                raise ValueError(f"API key #{position} is empty")
+            if not spaces or not all(isinstance(s, str) and s.strip() for s in spaces):
+                raise ValueError(
+                    f"API key #{position} has an empty or blank space list: name its spaces, "
+                    "or ['*'] for a key that may use every space"
+                )
         return self
 
     @classmethod

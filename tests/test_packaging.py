@@ -22,15 +22,17 @@ def test_readme_has_exactly_two_setup_commands_and_ci_runs_the_test_one() -> Non
     commands = readme_commands()
     assert len(commands) == 2
     run, test = commands
-    assert "pytest" in test and "pytest" not in run
+    assert test == "scripts/test" and "pytest" not in run
     ci = (ROOT / ".ci" / "run").read_text("utf-8")
     assert test in ci.splitlines()
+    script = (ROOT / "scripts" / "test").read_text("utf-8")
+    assert "python -m pytest" in script and "apt-get install" in script and "CMAKE_ARGS" in script
 
 
 def test_dockerfile_installs_like_ci() -> None:
     dockerfile = (ROOT / "Dockerfile").read_text("utf-8")
     (docker_install,) = re.findall(r"^RUN (pip install .+)$", dockerfile, re.MULTILINE)
-    test_command = readme_commands()[1]
+    test_command = (ROOT / "scripts" / "test").read_text("utf-8")
     # Docker installs what CI installs, minus what only the tests need.
     for step in docker_install.split(" && "):
         assert step.split(" -e ")[0] in test_command

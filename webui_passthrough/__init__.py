@@ -6,6 +6,19 @@ status, headers and bodies.
 """
 
 from webui_passthrough.coalesce import coalesced
-from webui_passthrough.proxy import forward, relay_response, request_headers, response_headers
+from webui_passthrough.proxy import (
+    forward,
+    relay_response,
+    request_headers,
+    response_headers,
+    wire_headers,
+)
 
-__all__ = ["coalesced", "forward", "relay_response", "request_headers", "response_headers"]
+__all__ = [
+    "coalesced",
+    "forward",
+    "relay_response",
+    "request_headers",
+    "response_headers",
+    "wire_headers",
+]

@@ -34,6 +34,15 @@ def request_headers(headers: Headers, *, drop: Iterable[str] = ()) -> list[tuple
     return [(k, v) for k, v in headers.items() if k.lower() not in skip]
 
 
+def wire_headers(headers: list[tuple[str, str]]) -> httpx.Headers:
+    """Headers to send, each value the very bytes the client sent.
+
+    The ASGI server decoded them as Latin-1; httpx would encode them as ASCII
+    and fail on a UTF-8 user name in ``X-OpenWebUI-User-Id``.
+    """
+    return httpx.Headers(headers, encoding="latin-1")
+
+
 # Set by the server that answers the client; relaying the upstream's would double them.
 FRONT_SERVER_HEADERS = frozenset({"date", "server"})
 
@@ -61,7 +70,7 @@ async def forward(
         request.method,
         url,
         params=request.url.query or None,
-        headers=headers if headers is not None else request_headers(request.headers),
+        headers=wire_headers(headers if headers is not None else request_headers(request.headers)),
         content=request.stream() if has_body else None,
     )
     upstream = await client.send(upstream_request, stream=True)

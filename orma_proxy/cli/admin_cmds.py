@@ -9,6 +9,7 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
+from orma_proxy.cli.progress import counting_down
 from orma_proxy.cli.serve_cmds import ModelOption, UpstreamOption
 from orma_proxy.cli.shared_options import (
     AnySpaceOption,
@@ -50,11 +51,21 @@ def sleep(
     Example: orma sleep --model llama3.2:3b
     """
     cli = state(ctx)
-    with (
-        open_memory(cli, db, must_exist=True, upstream=upstream, model=model) as memory,
-        cli.err.status("Sleeping…"),
-    ):
-        report = memory.sleep(space, model=model, redo=redo)
+    with open_memory(cli, db, must_exist=True, upstream=upstream, model=model) as memory:
+        before = memory.stats(space)
+        total = before.episodes if redo else before.pending_sleep
+
+        def pending() -> int:
+            return memory.stats(space).pending_sleep
+
+        report = counting_down(
+            cli.err,
+            lambda: memory.sleep(space, model=model, redo=redo),
+            "Sleeping",
+            pending,
+            total,
+            unit="episodes",
+        )
     if json_out:
         print_json(report.as_dict())
     else:

@@ -229,18 +229,22 @@ def purge(
     target = query if query is not None else list(episodes or [])
     with open_memory(cli, db, must_exist=True) as memory:
         preview = memory.purge(target, space, dry_run=True)
-        if dry_run or not preview.count:
+        if dry_run:
             message = f"Would erase {_what(preview)} from space {space!r}:"
             if not preview.count:
                 message = f"Nothing in space {space!r} matches; nothing would be erased."
             _tell(cli, preview, json_out, message)
             return
-        if not yes:
+        if preview.count and not yes:
             _tell(cli, preview, False, f"This erases {_what(preview)} for good:")
             if not typer.confirm("Erase them?", err=True):
                 say(cli.err, "Nothing was erased.")
                 raise typer.Exit(1)
+        # Even with nothing stored, a text purge binds a turn the proxy is still streaming.
         result = memory.purge(target, space)
+    if not result.count:
+        _tell(cli, result, json_out, f"Nothing in space {space!r} matches; nothing was erased.")
+        return
     note = "" if result.compacted else " (another reader held the log: run `orma purge` later)"
     _tell(cli, result, json_out, f"Erased {_what(result)} (audit #{result.audit_id}).{note}")
 

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
+import threading
 import time
-from concurrent.futures import ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from rich import box, filesize
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
+from orma_proxy.cli.progress import Meter, embed_pending, run_polled, start
 from orma_proxy.cli.shared_options import (
     AnySpaceOption,
     CliState,
@@ -29,14 +31,17 @@ from orma_proxy.cli.shared_options import (
     state,
 )
 from orma_proxy.embed.models import KNOWN
-from orma_proxy.errors import InputError
+from orma_proxy.errors import InputError, OrmaError, StoreError
+from orma_proxy.memory.files import StoredPiece
 from orma_proxy.memory.sync import Memory
 from orma_proxy.store.episodes import ROLES
 from orma_proxy.text.files import TEXT_SUFFIXES
+from orma_proxy.text.segment import split_sentences
 
 app = typer.Typer()
 
 PANEL = "Memory"
+INTERRUPTED = 130  # the shell's code for a command ended by Ctrl-C
 
 
 def _looks_like_path(arg: str) -> bool:
@@ -63,39 +68,152 @@ def _classify(arg: str, as_text: bool) -> str | Path:
     return arg
 
 
-def _add_one(memory: Memory, item: str | Path, space: str, role: str) -> dict[str, Any]:
-    if isinstance(item, Path):
-        episode_id = memory.add_file(item, space=space)
-        return {"episode_id": episode_id, "role": "document", "source": str(item)}
-    episode_id = memory.add(item, space=space, role=role)
-    return {"episode_id": episode_id, "role": role, "source": None}
+@dataclass
+class _Adding:
+    """What ``orma add`` stored so far, and how it ended."""
+
+    added: list[dict[str, Any]] = field(default_factory=list)
+    failed: list[tuple[str | Path, OrmaError]] = field(default_factory=list)
+    interrupted: bool = False
+    embedding: str = "deferred"  # done, deferred, behind or interrupted
+    pending: int = 0  # sentences of ours still without a vector
+    warning: str | None = None
 
 
-def _progress(cli: CliState, *, disable: bool = False) -> Progress:
-    return Progress(
-        TextColumn("[progress.description]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=cli.err,
-        disable=disable,
-    )
+def _add_note(memory: Memory, note: str, space: str, role: str) -> dict[str, Any]:
+    episode_id = memory.add(note, space=space, role=role)
+    sentences = len(split_sentences(note, memory.config.max_sentence_chars))
+    return {
+        "episode_id": episode_id,
+        "episode_ids": [episode_id],
+        "role": role,
+        "source": None,
+        "sentences": sentences,
+    }
+
+
+def _add_file(cli: CliState, memory: Memory, path: Path, space: str, run: _Adding) -> None:
+    """Stream ``path`` in, one committed episode per piece, under a progress bar.
+
+    Ctrl-C stops after the piece being committed; a failure part way says
+    what was stored before it.
+    """
+    pieces: list[StoredPiece] = []
+    try:
+        size = path.stat().st_size
+    except OSError:
+        size = 0  # add_file says why it cannot be read
+    meter = Meter(cli.err, f"Storing {path.name}", size or None)
+    stop = threading.Event()
+
+    def stored(piece: StoredPiece) -> None:
+        pieces.append(piece)
+        meter.set(piece.end, sentences=meter.sentences + piece.sentences)
+
+    work = start(lambda: memory.add_file(path, space=space, on_piece=stored, stop=stop.is_set))
+    error: OrmaError | None = None
+    with meter:
+        try:
+            run_polled(work, meter)
+        except KeyboardInterrupt:
+            stop.set()
+            run.interrupted = True
+            with contextlib.suppress(OrmaError):
+                work.result()  # the piece being committed is kept, and reported
+        except OrmaError as exc:
+            error = exc
+    if pieces:
+        ids = [p.episode_id for p in pieces]
+        complete = error is None and not run.interrupted
+        run.added.append(
+            {
+                "episode_id": ids[0],
+                "episode_ids": ids,
+                "role": "document",
+                "source": str(path),
+                "sentences": sum(p.sentences for p in pieces),
+                "bytes": pieces[-1].end,
+                "complete": complete,
+            }
+        )
+        if not complete:
+            what = f"stored bytes 0-{pieces[-1].end} of {size} as {_episodes(ids)}"
+            if error is not None:
+                error = StoreError(f"{path}: {error}; {what}; the rest was not added")
+            else:
+                say(cli.err, f"Stopped: {path} {what}; the rest was not added.")
+    elif isinstance(error, StoreError):  # unreadable files name themselves
+        error = StoreError(f"{path}: {error}")
+    if error is not None:
+        report_error(cli.err, error)
+        run.failed.append((path, error))
+
+
+def _episodes(ids: list[int]) -> str:
+    return f"episode #{ids[0]}" if len(ids) == 1 else f"episodes #{ids[0]}-#{ids[-1]}"
 
 
 def _store_all(
-    cli: CliState, memory: Memory, queue: list[str | Path], space: str, role: str
-) -> tuple[list[dict[str, Any]], list[tuple[str | Path, InputError]]]:
-    """Store each item on its own, so one unreadable file does not stop the others."""
-    added: list[dict[str, Any]] = []
-    failed: list[tuple[str | Path, InputError]] = []
-    with _progress(cli, disable=len(queue) < 2) as progress:
-        for item in progress.track(queue, description="Adding"):
+    cli: CliState, memory: Memory, queue: list[str | Path], space: str, role: str, announce: bool
+) -> _Adding:
+    """Store each item on its own, so one unreadable file does not stop the others.
+
+    Each is acknowledged (``announce``) as soon as it is committed and
+    searchable by its words, before any embedding.
+    """
+    run = _Adding()
+    for item in queue:
+        done = len(run.added)
+        if isinstance(item, Path):
+            _add_file(cli, memory, item, space, run)
+        else:
             try:
-                added.append(_add_one(memory, item, space, role))
-            except InputError as exc:
+                run.added.append(_add_note(memory, item, space, role))
+            except OrmaError as exc:
                 report_error(cli.err, exc)
-                failed.append((item, exc))
-    return added, failed
+                run.failed.append((item, exc))
+        if announce:
+            for entry in run.added[done:]:
+                what = entry["source"] or "note"
+                extra = ""
+                if len(entry["episode_ids"]) > 1:
+                    extra = f" ({entry['bytes']:,} bytes, {entry['sentences']:,} sentences)"
+                say(cli.out, f"Added {what} as {_episodes(entry['episode_ids'])}{extra}.")
+        if run.interrupted:
+            break
+    return run
+
+
+def _embed_own(cli: CliState, memory: Memory, run: _Adding) -> None:
+    """Embed the sentences just stored, theirs alone, under a progress bar.
+
+    A failure (a full disk) or Ctrl-C leaves them pending for any Orma process:
+    what was stored stays stored, so this is a warning, never an error.
+    """
+    ids = [episode_id for entry in run.added for episode_id in entry["episode_ids"]]
+    total = sum(int(entry["sentences"]) for entry in run.added)
+    meter = Meter(cli.err, "Embedding", total)
+    work = start(
+        lambda: memory.embed_episodes(ids, on_embedded=lambda n: meter.advance(n, sentences=n))
+    )
+    with meter:
+        try:
+            run_polled(work, meter)
+            run.embedding = "done"
+            return
+        except KeyboardInterrupt:
+            run.interrupted = True
+            run.embedding = "interrupted"
+            reason = "interrupted"
+        except OrmaError as exc:
+            run.embedding = "behind"
+            reason = " ".join(str(exc.__cause__ or exc).split())
+    run.pending = max(0, total - meter.sentences)
+    run.warning = (
+        f"indexing is behind ({reason}): {run.pending:,} of {total:,} sentences wait for their "
+        "vectors; what was added is stored and found by its words, and any Orma process (or "
+        "`orma reindex --pending`) embeds the rest"
+    )
 
 
 @app.command(rich_help_panel=PANEL)
@@ -120,42 +238,67 @@ def add(
     as_text: Annotated[
         bool, typer.Option("--text", help="Store every argument as a note, even a file name.")
     ] = False,
+    no_wait: Annotated[
+        bool,
+        typer.Option(
+            "--no-wait",
+            help="Return once stored and searchable by words; leave the vectors to any Orma "
+            "process or `orma reindex --pending`.",
+        ),
+    ] = False,
     space: SpaceOption = "default",
     db: DbOption = None,
     json_out: JsonOption = False,
 ) -> None:
-    """Store notes or files as episodes.
+    """Store notes or files as episodes, then embed their sentences.
 
     An argument naming an existing file, or looking like a file name (one word
     ending in .md, .txt... or containing a slash), is read as a UTF-8 text or
     Markdown file; anything else is a note. A file that is missing, binary or
-    not UTF-8 is reported on its own line; the other arguments are still
-    stored, and the exit code is 2.
+    not UTF-8 (anywhere in it) is reported on its own line and nothing of it is
+    stored; the other arguments are still stored, and the exit code is 2.
+
+    A large file is streamed in pieces, one episode each, citing its byte
+    range. Each item is acknowledged once committed; then its own sentences
+    are embedded (never another process's backlog). Ctrl-C keeps what was
+    committed (exit 130); a full disk while embedding is a warning (exit 0).
 
     Examples:
 
       orma add "My dentist is Dr. Rao in Kothrud."
 
       orma add docs/*.md --space work
+
+      orma add big-export.txt --no-wait
     """
     cli = state(ctx)
     queue = [_classify(item, as_text) for item in items]
-    with open_memory(cli, db, must_exist=False) as memory:
-        added, failed = _store_all(cli, memory, queue, space, role)
-        if added:
-            with cli.err.status("Embedding…"):
-                memory.flush()
+    with open_memory(cli, db, must_exist=False, background_index=not no_wait) as memory:
+        run = _store_all(cli, memory, queue, space, role, announce=not json_out)
+        if run.added and not no_wait and not run.interrupted:
+            _embed_own(cli, memory, run)
+        elif run.added:
+            run.pending = sum(int(entry["sentences"]) for entry in run.added)
+            run.embedding = "interrupted" if run.interrupted else "deferred"
+    if run.warning is not None:
+        cli.err.print(Text.assemble(("warning: ", "bold yellow"), run.warning), soft_wrap=True)
     if json_out:
-        errors = [{"source": str(item), "error": str(exc)} for item, exc in failed]
-        print_json({"space": space, "added": added, "failed": errors})
-    else:
-        for entry in added:
-            what = entry["source"] or "note"
-            say(cli.out, f"Added {what} as episode #{entry['episode_id']}.")
-        if len(queue) > 1:
-            say(cli.out, f"{len(added)} of {len(queue)} added to space {space!r}.")
-    if failed:
-        raise typer.Exit(max(exit_code(exc) for _, exc in failed))
+        errors = [{"source": str(item), "error": str(exc)} for item, exc in run.failed]
+        print_json(
+            {
+                "space": space,
+                "added": run.added,
+                "failed": errors,
+                "embedding": run.embedding,
+                "pending_sentences": run.pending,
+            }
+        )
+    elif len(queue) > 1:
+        say(cli.out, f"{len(run.added)} of {len(queue)} added to space {space!r}.")
+    if run.interrupted:
+        raise typer.Exit(INTERRUPTED)
+    if run.failed:
+        raise typer.Exit(max(exit_code(exc) for _, exc in run.failed))
 
 
 @app.command(rich_help_panel=PANEL)
@@ -262,13 +405,22 @@ def reindex(
             callback=one_of(["auto", *KNOWN]),
         ),
     ] = "auto",
+    pending: Annotated[
+        bool,
+        typer.Option(
+            "--pending",
+            help="Only embed the sentences still waiting for a vector (e.g. after "
+            "`orma add --no-wait` or a full disk), with the file's model.",
+        ),
+    ] = False,
     db: DbOption = None,
     json_out: JsonOption = False,
 ) -> None:
     """Re-embed every sentence of every space, e.g. after changing the embedding model.
 
     Works on the whole file (one file has one model). Safe to interrupt: what
-    is left is embedded the next time the memory is opened.
+    is left is embedded the next time the memory is opened. With --pending,
+    embeds only what is still waiting for a vector.
 
     Example:
 
@@ -276,21 +428,22 @@ def reindex(
     """
     cli = state(ctx)
     started = time.monotonic()
-    with open_memory(cli, db, must_exist=True, reindex=True, embed_model=embed_model) as memory:
-        total = memory.stats().sentences
-        with _progress(cli) as progress, ThreadPoolExecutor(1) as pool:
-            task = progress.add_task("Re-embedding", total=total)
-            flushing = pool.submit(memory.flush)
-            while not wait([flushing], timeout=0.25).done:
-                progress.update(task, completed=total - memory.stats().pending_vectors)
-            flushing.result()
-            progress.update(task, completed=total)
+    if pending and embed_model != "auto":
+        raise InputError("--pending embeds with the file's own model: leave out --embed-model")
+    with open_memory(
+        cli, db, must_exist=True, reindex=not pending, embed_model=embed_model,
+        background_index=not pending,  # counted first, then embedded by the flush
+    ) as memory:  # fmt: skip
+        before = memory.stats()
+        total = before.pending_vectors if pending else before.sentences
+        embed_pending(cli.err, memory, "Embedding" if pending else "Re-embedding", total)
         found = memory.stats()
     seconds = round(time.monotonic() - started, 2)
     if json_out:
         print_json(
             {
                 "sentences": found.sentences,
+                "embedded": total,
                 "spaces": found.spaces,
                 "embedder": found.embedder,
                 "dim": found.dim,
@@ -298,8 +451,9 @@ def reindex(
             }
         )
         return
+    what = f"{total:,} pending" if pending else f"{found.sentences:,}"
     say(
         cli.out,
-        f"Re-embedded {found.sentences:,} sentences in {found.spaces} space(s) with "
-        f"{found.embedder} ({found.dim} dims) in {seconds:.1f} s.",
+        f"{'Embedded' if pending else 'Re-embedded'} {what} sentences in {found.spaces} "
+        f"space(s) with {found.embedder} ({found.dim} dims) in {seconds:.1f} s.",
     )

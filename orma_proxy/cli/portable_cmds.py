@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 from rich import filesize
 
+from orma_proxy.cli.progress import embed_pending
 from orma_proxy.cli.serve_cmds import ModelOption, UpstreamOption
 from orma_proxy.cli.shared_options import (
     AnySpaceOption,
@@ -69,9 +70,9 @@ def import_(
     """
     cli = state(ctx)
     with open_memory(cli, db, must_exist=False) as memory:
-        count = memory.import_jsonl(sys.stdin if source == Path(STDIO) else source)
-        with cli.err.status("Embedding…"):
-            memory.flush()
+        with cli.err.status("Importing…"):
+            count = memory.import_jsonl(sys.stdin if source == Path(STDIO) else source)
+        embed_pending(cli.err, memory, "Embedding", None)
     if json_out:
         print_json({"records": count, "db": str(memory.path)})
     else:
@@ -112,7 +113,7 @@ def rebuild(
     ) as memory:  # fmt: skip
         with cli.err.status("Rebuilding…"):
             report = memory.rebuild()
-            memory.flush()
+        embed_pending(cli.err, memory, "Embedding", None)
         slept = memory.sleep(None, model=model, redo=True) if resleep else None
     if json_out:
         print_json(

@@ -160,10 +160,15 @@ def serve(
     *,
     open_url: str | None,
     background_sleep: bool = True,
+    viz_at_root: bool = False,
 ) -> None:
     """Run the app until Ctrl-C; open ``open_url`` in the browser once it listens."""
     app_ = create_app(
-        config, embedder=state(ctx).embedder, background_sleep=background_sleep, own_process=True
+        config,
+        embedder=state(ctx).embedder,
+        background_sleep=background_sleep,
+        own_process=True,
+        viz_at_root=viz_at_root,
     )
     server = uvicorn.Server(
         uvicorn.Config(

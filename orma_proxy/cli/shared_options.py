@@ -16,7 +16,9 @@ from rich.text import Text
 from orma_proxy.config import OrmaConfig
 from orma_proxy.embed.base import Embedder
 from orma_proxy.errors import InputError, StoreError
+from orma_proxy.inputs import check_space
 from orma_proxy.memory.sync import Memory
+from orma_proxy.store import MAX_ROW_ID
 
 
 @dataclass
@@ -70,10 +72,6 @@ def one_of(choices: Sequence[str]) -> Callable[[str], str]:
     return check
 
 
-# SQLite stores integers in 64 bits: no row id, and no count worth asking for, lies past this.
-SQLITE_INT_MAX = 2**63 - 1
-
-
 def sqlite_id(what: str) -> Callable[[int | None], int | None]:
     """An argument callback refusing an id SQLite cannot hold, in one line, before any model loads.
 
@@ -81,8 +79,8 @@ def sqlite_id(what: str) -> Callable[[int | None], int | None]:
     """
 
     def check(value: int | None) -> int | None:
-        if value is not None and not 1 <= value <= SQLITE_INT_MAX:
-            raise InputError(f"no {what} #{value}: ids run from 1 to {SQLITE_INT_MAX}")
+        if value is not None and not 1 <= value <= MAX_ROW_ID:
+            raise InputError(f"no {what} #{value}: ids run from 1 to {MAX_ROW_ID}")
         return value
 
     return check
@@ -90,7 +88,7 @@ def sqlite_id(what: str) -> Callable[[int | None], int | None]:
 
 def sqlite_count(value: int | None) -> int | None:
     """An option callback capping a count at SQLite's largest integer ("all of them")."""
-    return None if value is None else min(value, SQLITE_INT_MAX)
+    return None if value is None else min(value, MAX_ROW_ID)
 
 
 def not_blank(what: str) -> Callable[[str | None], str | None]:
@@ -105,9 +103,13 @@ def not_blank(what: str) -> Callable[[str | None], str | None]:
 
 
 def _check_space(value: str | None) -> str | None:
-    if value is not None and not value.strip():
-        raise typer.BadParameter("must not be empty")
-    return value
+    """The same rule as the SDK and the proxy (``orma_proxy.inputs``), before any model loads."""
+    if value is None:
+        return None
+    try:
+        return check_space(value)
+    except InputError as exc:
+        raise typer.BadParameter(str(exc)) from exc
 
 
 SpaceOption = Annotated[
@@ -165,13 +167,17 @@ def open_memory(
     embed_model: str | None = None,
     upstream: str | None = None,
     model: str | None = None,
+    background_index: bool = True,
 ) -> Iterator[Memory]:
     """Open the memory file, closing it on the way out.
 
     ``must_exist`` is for commands that only read or rebuild: they should not
     leave an empty database behind because of a typo in ``--db``.
+    ``background_index=False`` embeds nothing unless asked (``add --no-wait``).
     """
     config = configured(db, embed_model=embed_model, upstream=upstream, model=model)
+    if not background_index:
+        config.index_in_background = False
     path = config.resolved_db_path()
     if must_exist and not path.exists():
         raise StoreError(f"no memory at {path} yet: store something first with `orma add`")

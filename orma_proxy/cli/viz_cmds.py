@@ -77,6 +77,7 @@ def viz(
 
     Prints the page's URL and serves it until Ctrl-C. No LLM needs to be
     running; a proxy already running serves the same page at /_orma/viz.
+    The page answers at / too.
 
     Example: orma viz --space alice --open
     """
@@ -95,4 +96,4 @@ def viz(
         f"Orma viz of {config.resolved_db_path()} on {url} (no LLM needed; Ctrl-C to stop)",
     )
     show = can_show_browser(os.environ, sys.platform) if open_page is None else open_page
-    serve(ctx, config, open_url=url if show else None, background_sleep=False)
+    serve(ctx, config, open_url=url if show else None, background_sleep=False, viz_at_root=True)

@@ -7,7 +7,9 @@ CJK pairs' rows, then ``optimize`` so no old segment keeps a term), vectors
 (bit and float), the states and events drawn from them with their graph links
 and access-log rows, entities left with nothing, and whatever sleep kept about
 those batches (rejected items, error texts). A release query holding the purged text is
-scrubbed. Then ``store.compact`` rewrites the file and empties the log, so the
+scrubbed. A text purge leaves a tombstone (``forget/tombstones.py``), so a write
+begun before it in any process (a reply still streaming) does not store the text
+again. Then ``store.compact`` rewrites the file and empties the log, so the
 bytes are gone from the ``.db``, ``-wal`` and ``-shm`` files. The audit row
 keeps ids and counts, never the text.
 """
@@ -24,6 +26,7 @@ from orma_proxy.config import OrmaConfig
 from orma_proxy.forget.audit import write_audit
 from orma_proxy.forget.match import IN_IDS, erasure, ids_json, sentence_texts
 from orma_proxy.forget.results import Affected, ForgetResult
+from orma_proxy.forget.tombstones import leave
 from orma_proxy.store.compact import compact
 from orma_proxy.store.database import Database
 
@@ -45,11 +48,13 @@ async def purge(
         previous = int(row[0]) if row else 0
         await conn.execute("PRAGMA secure_delete = ON")
         try:
+            now = time.time()
             found = await erasure(conn, space, target)
+            if isinstance(target, str):  # even with nothing stored yet: a turn may be on its way
+                await leave(conn, space, target, now)
             if not found.count:
                 return ForgetResult("purge", space, False, found)
             await _erase(conn, space, found, target if isinstance(target, str) else None)
-            now = time.time()
             audit_id = await write_audit(conn, space, "purge", found, now)
             return ForgetResult("purge", space, False, found, audit_id=audit_id)
         finally:

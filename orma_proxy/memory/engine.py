@@ -5,9 +5,8 @@ from __future__ import annotations
 import asyncio
 import json
 import math
-import os
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from functools import cached_property, lru_cache
@@ -21,12 +20,15 @@ import numpy as np
 from orma_proxy.config import OrmaConfig
 from orma_proxy.embed.base import Embedder, Vectors, fit
 from orma_proxy.embed.models import load_embedder
-from orma_proxy.errors import ConfigError, InputError, OrmaError
+from orma_proxy.errors import ConfigError, InputError, OrmaError, StoreError
 from orma_proxy.forget import AuditEntry, ForgetResult
 from orma_proxy.forget.audit import read_audit
 from orma_proxy.forget.purge import purge
 from orma_proxy.forget.release import release, unrelease
 from orma_proxy.forget.supersede import supersede
+from orma_proxy.forget.tombstones import add_unless_purged
+from orma_proxy.inputs import check_space, check_text
+from orma_proxy.memory.files import StoredPiece, store_file
 from orma_proxy.memory.indexer import Indexer
 from orma_proxy.memory.priority import lower_thread_priority
 from orma_proxy.memory.stats import Stats, collect_stats
@@ -47,10 +49,10 @@ from orma_proxy.recall.tokens import load_token_counter
 from orma_proxy.sleep import Sleeper, SleepReport, UpstreamGate
 from orma_proxy.sleep.manual import FORBID_MARK, forget_state, register_rule
 from orma_proxy.store.backup import backup
+from orma_proxy.store.connect import DatabaseError
 from orma_proxy.store.database import Database
-from orma_proxy.store.episodes import ROLES, NewEpisode, insert_episode
+from orma_proxy.store.episodes import ROLES, NewEpisode, insert_episode, sentence_ranges
 from orma_proxy.store.vector_index import VectorIndex
-from orma_proxy.text.files import read_text_file
 from orma_proxy.text.segment import split_sentences
 
 # Texts longer than this are split into sentences in a worker thread.
@@ -115,7 +117,13 @@ class AsyncMemory:
             initializer=lower_thread_priority,
             initargs=(self.config.index_nice,),
         )
-        self._indexer = Indexer(self._db.reader, self._db.writer, self._embed_batch, self.config)
+        self._indexer = Indexer(
+            self._db.reader,
+            self._db.writer,
+            self._embed_batch,
+            self.config,
+            background=self.config.index_in_background,
+        )
         self._indexer.start()
         self._access = AccessLog(self._db.writer, self.config)
         self._recall_slots = asyncio.Semaphore(self.config.recall_concurrency)
@@ -178,13 +186,27 @@ class AsyncMemory:
         When this returns the episode is committed: it survives a crash of the
         process one instant later, and a search finds it by its words at once.
         """
+        episode_id, _ = await self._store(text, space, role, at, source=source, metadata=metadata)
+        return episode_id
+
+    async def _store(
+        self,
+        text: str,
+        space: str,
+        role: str,
+        at: When,
+        *,
+        source: str | None,
+        metadata: dict[str, Any] | None,
+    ) -> tuple[int, int]:
+        """Commit one episode; its id and how many sentences it has."""
         db = self._opened()
-        text = _check_text(text, "text")
-        space = _check_space(space)
+        text = check_text(text, "text")
+        space = check_space(space)
         if role not in ROLES:
             raise InputError(f"role must be one of {', '.join(ROLES)}, not {role!r}")
         if source is not None:
-            source = _check_text(source, "source")
+            source = check_text(source, "source")
         now = time.time()
         episode = NewEpisode(
             space=space,
@@ -201,26 +223,76 @@ class AsyncMemory:
             )
         else:
             segments = split_sentences(text, self.config.max_sentence_chars)
-        episode_id = await db.writer.submit(lambda conn: insert_episode(conn, episode, segments))
+        try:
+            episode_id = await db.writer.submit(
+                lambda conn: insert_episode(conn, episode, segments)
+            )
+        except DatabaseError as exc:  # a full disk, an I/O error: rolled back, nothing stored
+            raise StoreError(f"not stored: {exc}") from exc
         assert self._indexer is not None
         self._indexer.notify()
-        return episode_id
+        return episode_id, len(segments)
 
     async def add_file(
-        self, path: str | Path, space: str = "default", role: str = "document"
-    ) -> int:
-        """Store a text or Markdown file as one episode (its path is the source)."""
-        file = await asyncio.to_thread(lambda: Path(path).expanduser().resolve())
-        text = await asyncio.to_thread(read_text_file, file)
-        # A file name need not be UTF-8 (Python keeps such bytes as lone surrogates).
-        source = os.fsencode(file).decode("utf-8", "replace")
-        return await self.add(text, space=space, role=role, source=source)
+        self,
+        path: str | Path,
+        space: str = "default",
+        role: str = "document",
+        *,
+        on_piece: Callable[[StoredPiece], None] | None = None,
+        stop: Callable[[], bool] | None = None,
+    ) -> list[int]:
+        """Store a text or Markdown file; returns its episode ids in file order.
+
+        The whole file is checked first, so a binary or non-UTF-8 byte anywhere
+        stores nothing (``UnreadableFileError`` names the offset). It is then
+        read in pieces of at most ``config.file_piece_chars`` characters, each
+        committed as its own episode whose source is the path and whose metadata
+        holds its byte range (``file_offset``, ``file_end``): memory stays bounded
+        whatever the file's size (``memory/files.py``). ``on_piece`` hears of each
+        commit; ``stop()`` returning true ends the file early, keeping what was
+        committed.
+        """
+        said_at = time.time()
+
+        async def store(text: str, source: str, metadata: dict[str, Any]) -> tuple[int, int]:
+            return await self._store(text, space, role, said_at, source=source, metadata=metadata)
+
+        return await store_file(path, self.config.file_piece_chars, store, on_piece, stop)
 
     async def observe(self, role: str, text: str, space: str = "default", at: When = None) -> int:
         """Record one chat turn (``user``, ``assistant`` or ``tool``)."""
         if role not in ("user", "assistant", "tool"):
             raise InputError(f"observe() records user, assistant or tool turns, not {role!r}")
         return await self.add(text, space=space, role=role, at=at)
+
+    async def add_exchange(
+        self, turns: Sequence[tuple[str, str, dict[str, Any]]], space: str, *, heard_at: float
+    ) -> list[int | None]:
+        """Store one chat exchange's turns (role, text, metadata) in one commit; their ids.
+
+        A text purge of ``space`` committed after ``heard_at`` (Unix time), in any
+        process, binds them too: a turn holding its text is not stored (None), as
+        the purge would have erased it had the turn been stored a moment earlier.
+        """
+        db = self._opened()
+        space, now = check_space(space), time.time()
+        episodes = []
+        for role, text, metadata in turns:
+            if role not in ROLES:
+                raise InputError(f"role must be one of {', '.join(ROLES)}, not {role!r}")
+            text = check_text(text, "text")
+            episode = NewEpisode(space, role, text, now, now, metadata=_check_metadata(metadata))
+            segments = await asyncio.to_thread(
+                split_sentences, text, self.config.max_sentence_chars
+            )
+            episodes.append((episode, segments))
+        ids = await db.writer.submit(
+            lambda conn: add_unless_purged(conn, space, heard_at, episodes)
+        )
+        assert self._indexer is not None
+        self._indexer.notify()
+        return ids
 
     async def flush(self) -> None:
         """Wait until every stored sentence is searchable by vector, and recall's log is written.
@@ -233,13 +305,26 @@ class AsyncMemory:
         await self._access.flush()
         await db.vectors.settle()
 
+    async def embed_episodes(
+        self, episode_ids: Iterable[int], *, on_embedded: Callable[[int], None] | None = None
+    ) -> None:
+        """Embed these episodes' sentences now, ahead of any other pending work.
+
+        Waits for them alone, never for the backlog of other spaces or processes;
+        ``on_embedded(n)`` is called as each batch of ``n`` sentences is stored.
+        """
+        db = self._opened()
+        ranges = await sentence_ranges(db.reader, list(episode_ids))
+        assert self._indexer is not None
+        await self._indexer.embed_first(ranges, on_embedded)
+
     # --- reading -------------------------------------------------------------------
 
     async def search(self, query: str, space: str = "default", k: int = 10) -> SearchResult:
         """Hybrid (BM25 + vector) search of one space; no LLM involved."""
         db = self._opened()
-        query = _check_text(query, "query")
-        space = _check_space(space)
+        query = check_text(query, "query")
+        space = check_space(space)
         if k < 1:
             raise InputError("k must be at least 1")
         passages = await hybrid_search(
@@ -274,8 +359,8 @@ class AsyncMemory:
         else the embedder's). The items returned are logged after, in the background.
         """
         db = self._opened()
-        query = _check_text(query, "query")
-        space = _check_space(space)
+        query = check_text(query, "query")
+        space = check_space(space)
         now = _timestamp(at, default=time.time())
         budget = min(budget_tokens or self.config.budget_tokens, self.config.budget_tokens)
         request = RecallRequest(
@@ -402,13 +487,13 @@ class AsyncMemory:
         its episodes. Without a reachable LLM, a rule-based extractor is used.
         """
         if space is not None:
-            space = _check_space(space)
+            space = check_space(space)
         return await self.sleeper().sleep(space, model=model, redo=redo)
 
     async def facts(self, space: str = "default", include_history: bool = False) -> list[State]:
         """Active states of a space; with history, also closed ones and what replaced them."""
         db = self._opened()
-        return await list_facts(db.reader, _check_space(space), include_history=include_history)
+        return await list_facts(db.reader, check_space(space), include_history=include_history)
 
     # --- states set by hand: forbid a rule now, forget a state --------------------------
 
@@ -420,8 +505,8 @@ class AsyncMemory:
         it first, as ``[FORBIDDEN: ...]``. The same rule again returns the same state.
         """
         db = self._opened()
-        rule = _check_text(rule, "rule")
-        space = _check_space(space)
+        rule = check_text(rule, "rule")
+        space = check_space(space)
         episode_id = await self.add(rule, space=space, role="note", metadata={"orma": FORBID_MARK})
         state_id = await db.writer.submit(
             lambda conn: register_rule(conn, space, episode_id, rule, self.config)
@@ -434,7 +519,7 @@ class AsyncMemory:
         An unknown id, another space's id or an already closed state is an ``InputError``.
         """
         db = self._opened()
-        space = _check_space(space)
+        space = check_space(space)
         if isinstance(state_id, bool) or not isinstance(state_id, int):
             raise InputError(f"state_id must be an integer, not {state_id!r}")
         await db.writer.submit(lambda conn: forget_state(conn, space, state_id))
@@ -458,8 +543,8 @@ class AsyncMemory:
         """
         db = self._opened()
         if not isinstance(old, int) or isinstance(old, bool):
-            old = _check_text(old, "old").strip()
-        new, space = _check_text(new, "new"), _check_space(space)
+            old = check_text(old, "old").strip()
+        new, space = check_text(new, "new"), check_space(space)
         result = await supersede(db, old, new, space, self.config, dry_run=dry_run)
         assert self._indexer is not None
         self._indexer.notify()
@@ -479,7 +564,7 @@ class AsyncMemory:
         Nothing is deleted; ``unrelease(result.release_id)`` brings it all back.
         """
         db = self._opened()
-        query, space = _check_text(query, "query"), _check_space(space)
+        query, space = check_text(query, "query"), check_space(space)
         threshold = self.config.release_threshold if threshold is None else threshold
         max_items = self.config.release_max_items if max_items is None else max_items
         if not -1.0 <= threshold <= 1.0 or max_items < 1:
@@ -494,7 +579,7 @@ class AsyncMemory:
         """Undo release ``release_id``: its passages, states and events are recalled again."""
         if isinstance(release_id, bool) or not isinstance(release_id, int):
             raise InputError(f"release_id must be an integer, not {release_id!r}")
-        return await unrelease(self._opened(), release_id, _check_space(space))
+        return await unrelease(self._opened(), release_id, check_space(space))
 
     async def purge(
         self, query_or_ids: str | Iterable[int], space: str = "default", *, dry_run: bool = False
@@ -507,18 +592,18 @@ class AsyncMemory:
         db = self._opened()
         target: str | list[int]
         if isinstance(query_or_ids, str):
-            target = _check_text(query_or_ids, "query")
+            target = check_text(query_or_ids, "query")
         else:
             target = list(query_or_ids)
             if not target or any(isinstance(i, bool) or not isinstance(i, int) for i in target):
                 raise InputError("purge takes a text or a non-empty list of episode ids")
         assert self._access is not None
         await self._access.flush()  # no queued access row may name a purged item afterwards
-        return await purge(db, target, _check_space(space), self.config, dry_run=dry_run)
+        return await purge(db, target, check_space(space), self.config, dry_run=dry_run)
 
     async def audit(self, space: str | None = None, limit: int | None = None) -> list[AuditEntry]:
         """Audited supersedes, releases, unreleases and purges, newest first."""
-        space = None if space is None else _check_space(space)
+        space = None if space is None else check_space(space)
         return await read_audit(self._opened().reader, space, limit)
 
     async def export_jsonl(
@@ -526,7 +611,7 @@ class AsyncMemory:
     ) -> dict[str, int]:
         """Write the ``orma-export`` JSON Lines of one space (or all); returns record counts."""
         db = self._opened()
-        space = None if space is None else _check_space(space)
+        space = None if space is None else check_space(space)
         out = Path(target) if isinstance(target, str | Path) else target
         timeout = self.config.busy_timeout_ms
         return await asyncio.to_thread(export_to, db.path, out, space, busy_timeout_ms=timeout)
@@ -552,24 +637,6 @@ class AsyncMemory:
         """A consistent copy of the database at ``target`` while it is in use; returns its size."""
         db, timeout = self._opened(), self.config.busy_timeout_ms
         return await asyncio.to_thread(backup, db.path, Path(target), busy_timeout_ms=timeout)
-
-
-def _check_text(text: object, what: str) -> str:
-    if not isinstance(text, str):
-        raise InputError(f"{what} must be a string, not {type(text).__name__}")
-    if not text.strip():
-        raise InputError(f"{what} is empty")
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise InputError(f"{what} is not valid Unicode (lone surrogate at {exc.start})") from exc
-    return text
-
-
-def _check_space(space: object) -> str:
-    if not isinstance(space, str) or not space.strip():
-        raise InputError("space must be a non-empty string")
-    return _check_text(space, "space")
 
 
 def _check_metadata(metadata: object) -> dict[str, Any]:

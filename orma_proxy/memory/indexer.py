@@ -2,7 +2,10 @@
 
 Pending sentences are found in the database (``embedded = 0``), so work left by
 a crash or by another process is picked up at the next start. ``flush()``
-waits until every sentence stored before it was called has its vector.
+waits until every sentence stored before it was called has its vector;
+``embed_first()`` embeds given sentences ahead of that backlog and waits for
+those alone. After a failure (a full disk) the indexer tries again by itself
+every ``index_retry_seconds``.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import aiosqlite
 
@@ -19,7 +22,7 @@ from orma_proxy.config import OrmaConfig
 from orma_proxy.embed.base import Vectors
 from orma_proxy.errors import StoreError
 from orma_proxy.store.noise import refresh_floor
-from orma_proxy.store.vectors import pending_sentences, store_vectors
+from orma_proxy.store.vectors import pending_between, pending_sentences, store_vectors
 from orma_proxy.store.writer import Writer, refusal
 
 log = logging.getLogger(__name__)
@@ -36,6 +39,15 @@ class _Waiter:
     done: asyncio.Future[None]
 
 
+@dataclass
+class _Urgent:
+    """An ``embed_first()`` call: sentence id ranges still to look at, first to last."""
+
+    ranges: list[tuple[int, int]]
+    done: asyncio.Future[None]
+    on_embedded: Callable[[int], None] | None = field(default=None)
+
+
 class Indexer:
     """One background task embedding pending sentences in batches, oldest first.
 
@@ -48,8 +60,15 @@ class Indexer:
     """
 
     def __init__(
-        self, reader: aiosqlite.Connection, writer: Writer, embed: EmbedBatch, config: OrmaConfig
+        self,
+        reader: aiosqlite.Connection,
+        writer: Writer,
+        embed: EmbedBatch,
+        config: OrmaConfig,
+        *,
+        background: bool = True,
     ) -> None:
+        """``background=False`` embeds only what ``flush()`` or ``embed_first()`` asks for."""
         self._reader = reader
         self._writer = writer
         self._embed = embed
@@ -57,6 +76,8 @@ class Indexer:
         self._wake = asyncio.Event()
         self._steps = 0  # steps started so far
         self._waiters: list[_Waiter] = []
+        self._urgent: list[_Urgent] = []
+        self._background = background
         self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -84,6 +105,18 @@ class Indexer:
         self.notify()
         await waiter.done
 
+    async def embed_first(
+        self, ranges: list[tuple[int, int]], on_embedded: Callable[[int], None] | None = None
+    ) -> None:
+        """Embed the pending sentences with ids in these inclusive ranges before any other
+        pending work, and wait for them only; ``on_embedded(n)`` follows each batch."""
+        if self._task is None or self._task.done():
+            raise StoreError("the indexer is not running (memory closed?)")
+        urgent = _Urgent(list(ranges), asyncio.get_running_loop().create_future(), on_embedded)
+        self._urgent.append(urgent)
+        self.notify()
+        await urgent.done
+
     async def close(self) -> None:
         """Stop at once; unfinished work stays pending in the database."""
         if self._task is not None:
@@ -94,38 +127,71 @@ class Indexer:
         self._answer(StoreError("memory closed before indexing finished"))
 
     async def _run(self) -> None:
+        retry: float | None = None  # after a failure, look again this soon without being asked
         while True:
-            await self._wake.wait()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), retry)
             self._wake.clear()
             try:
                 while await self._step():
                     pass
-            except Exception as exc:  # logged, surfaced by flush(), retried on next notify
+                retry = None
+            except Exception as exc:  # logged, surfaced to the waiters, retried
                 log.warning("vector indexing failed, will retry: %s", exc)
                 failure = StoreError(f"indexing failed: {exc}")
                 failure.__cause__ = exc
                 self._answer(failure)
+                retry = self._config.index_retry_seconds
 
     async def _step(self) -> bool:
-        """Embed and store one batch; False when nothing was pending."""
+        """Embed and store one batch; False when nothing was pending (or asked for)."""
+        if self._urgent:
+            return await self._urgent_step()
+        if not self._background and not self._waiters:
+            return False
         self._steps += 1
         step = self._steps
         limit = self._config.index_batch_size
         batch = await pending_sentences(self._reader, limit)
-        if batch:
-            vectors = await self._embed([text for _, _, text in batch])
-            rows = [(sid, space) for sid, space, _ in batch]
-            spaces = sorted({space for _, space in rows})
-
-            async def write(conn: aiosqlite.Connection) -> None:
-                await store_vectors(conn, rows, vectors)
-                for space in spaces:
-                    await refresh_floor(conn, space, self._config)
-
-            await self._writer.submit(write)
+        await self._embed_and_store(batch)
         saw_everything = len(batch) < limit
         self._answer(None, step=step, through=None if saw_everything else batch[-1][0])
         return bool(batch)
+
+    async def _urgent_step(self) -> bool:
+        """One batch of the oldest ``embed_first()`` call, or its answer when it is done."""
+        urgent = self._urgent[0]
+        batch: list[tuple[int, str, str]] = []
+        while urgent.ranges and not urgent.done.done():
+            first, last = urgent.ranges[0]
+            batch = await pending_between(self._reader, first, last, self._config.index_batch_size)
+            if batch:
+                break
+            urgent.ranges.pop(0)
+        if not batch:
+            self._urgent.pop(0)
+            if not urgent.done.done():
+                urgent.done.set_result(None)
+            return True
+        await self._embed_and_store(batch)
+        urgent.ranges[0] = (batch[-1][0] + 1, urgent.ranges[0][1])
+        if urgent.on_embedded is not None:
+            urgent.on_embedded(len(batch))
+        return True
+
+    async def _embed_and_store(self, batch: list[tuple[int, str, str]]) -> None:
+        if not batch:
+            return
+        vectors = await self._embed([text for _, _, text in batch])
+        rows = [(sid, space) for sid, space, _ in batch]
+        spaces = sorted({space for _, space in rows})
+
+        async def write(conn: aiosqlite.Connection) -> None:
+            await store_vectors(conn, rows, vectors)
+            for space in spaces:
+                await refresh_floor(conn, space, self._config)
+
+        await self._writer.submit(write)
 
     def _answer(
         self, error: StoreError | None, *, step: int | None = None, through: int | None = None
@@ -134,6 +200,11 @@ class Indexer:
 
         ``through=None`` with a ``step`` means the step saw no more pending rows.
         """
+        if error is not None:
+            for urgent in self._urgent:
+                if not urgent.done.done():
+                    urgent.done.set_exception(error)
+            self._urgent = []
         waiting = []
         for waiter in self._waiters:
             if waiter.done.done():

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import weakref
-from collections.abc import Coroutine, Iterable
+from collections.abc import Callable, Coroutine, Iterable
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self, TextIO, TypeVar
@@ -20,6 +20,7 @@ from orma_proxy.embed.base import Embedder
 from orma_proxy.errors import OrmaError
 from orma_proxy.forget import AuditEntry, ForgetResult
 from orma_proxy.memory.engine import AsyncMemory, When
+from orma_proxy.memory.files import StoredPiece
 from orma_proxy.memory.stats import Stats
 from orma_proxy.portable.rebuild import RebuildReport
 from orma_proxy.recall.pack import MemoryBlock
@@ -99,13 +100,31 @@ class Memory:
         """Store ``text`` as an episode; returns its id. Durable once returned."""
         return self._runner.run(self._async.add(text, space=space, role=role, at=at))
 
-    def add_file(self, path: str | Path, space: str = "default") -> int:
-        """Store a text or Markdown file as one document episode."""
-        return self._runner.run(self._async.add_file(path, space=space))
+    def add_file(
+        self,
+        path: str | Path,
+        space: str = "default",
+        *,
+        on_piece: Callable[[StoredPiece], None] | None = None,
+        stop: Callable[[], bool] | None = None,
+    ) -> list[int]:
+        """Store a text or Markdown file as document episodes (one per piece); their ids.
+
+        ``on_piece`` runs on the memory's own thread; see ``AsyncMemory.add_file``.
+        """
+        return self._runner.run(
+            self._async.add_file(path, space=space, on_piece=on_piece, stop=stop)
+        )
 
     def observe(self, role: str, text: str, space: str = "default", at: When = None) -> int:
         """Record one chat turn (user, assistant or tool)."""
         return self._runner.run(self._async.observe(role, text, space=space, at=at))
+
+    def embed_episodes(
+        self, episode_ids: Iterable[int], *, on_embedded: Callable[[int], None] | None = None
+    ) -> None:
+        """Embed these episodes' sentences now, without waiting for any other backlog."""
+        self._runner.run(self._async.embed_episodes(episode_ids, on_embedded=on_embedded))
 
     def search(self, query: str, space: str = "default", k: int = 10) -> SearchResult:
         """Hybrid BM25 + vector search of one space."""

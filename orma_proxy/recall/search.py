@@ -62,7 +62,8 @@ def rrf_fuse(rankings: list[list[int]], rrf_k: int) -> dict[int, float]:
 
 # A channel's ``hits(id, score)`` joined to what a passage shows, best first. The
 # ``s.space`` test is the last isolation check: nothing of another space comes back.
-# A sentence the user released or corrected (``orma release`` / ``supersede``) never does.
+# A sentence the user released or corrected (``orma release`` / ``supersede``) never does,
+# nor one of a turn the upstream never answered (``metadata.failed``, server/capture.py).
 # CROSS JOIN keeps the few hits as the outer loop; a plain JOIN lets the planner
 # walk the whole space through ``sentences_space`` instead (~5x slower at 10k notes).
 _WITH_ROWS = (
@@ -70,7 +71,7 @@ _WITH_ROWS = (
     "SELECT h.id, s.episode_id, s.space, e.role, s.text, e.said_at FROM hits h "
     "CROSS JOIN sentences s ON s.id = h.id CROSS JOIN episodes e ON e.id = s.episode_id "
     "WHERE s.space = :space AND s.released_by IS NULL AND s.superseded_by IS NULL "
-    "ORDER BY h.score DESC, h.id"
+    "AND json_extract(e.metadata, '$.failed') IS NULL ORDER BY h.score DESC, h.id"
 )
 LEXICAL_SQL = _WITH_ROWS.format(hits=BM25_SQL)
 GRAMS_SEARCH_SQL = _WITH_ROWS.format(hits=GRAMS_SQL)

@@ -18,6 +18,7 @@ from contextlib import asynccontextmanager
 
 import httpx
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.routing import Route
 
 from orma_proxy.config import OrmaConfig
@@ -29,8 +30,10 @@ from orma_proxy.server.chat import chat_completions, ollama_chat
 from orma_proxy.server.errors import EXCEPTION_HANDLERS
 from orma_proxy.server.forget import forget
 from orma_proxy.server.ops import health, last_block, not_found, passthrough
+from orma_proxy.server.paths import NormalPaths
 from orma_proxy.server.upstream import Upstream
 from orma_proxy.server.viz import open_viz_reader, viz_routes
+from orma_proxy.server.viz import page as viz_page
 from orma_proxy.sleep import SleepScheduler, UpstreamGate
 
 log = logging.getLogger(__name__)
@@ -68,12 +71,15 @@ def create_app(
     http_client: httpx.AsyncClient | None = None,
     background_sleep: bool = True,
     own_process: bool = False,
+    viz_at_root: bool = False,
 ) -> Starlette:
     """The memory proxy for ``config``. ``http_client`` replaces the upstream client.
 
     ``background_sleep=False`` serves without consolidating (``orma viz``: looking
     at memory should not change it behind the user's back). ``own_process=True``
     (the CLI) lets startup tune the whole process: see ``_settle_heap``.
+    ``viz_at_root=True`` (``orma viz``) serves the viz page at ``/`` as well: there
+    is no LLM's web UI behind it, so ``/`` would only relay the upstream's 502.
     """
 
     @asynccontextmanager
@@ -109,6 +115,7 @@ def create_app(
             await memory.close()
 
     routes = [
+        *([Route("/", viz_page, methods=["GET"])] if viz_at_root else []),
         Route("/v1/chat/completions", chat_completions, methods=["POST"]),
         Route("/chat/completions", chat_completions, methods=["POST"]),
         Route("/api/chat", ollama_chat, methods=["POST"]),
@@ -120,6 +127,7 @@ def create_app(
     ]
     app = Starlette(
         routes=[*routes, Route("/{path:path}", passthrough, methods=ALL_METHODS)],
+        middleware=[Middleware(NormalPaths)],
         lifespan=lifespan,
         exception_handlers=EXCEPTION_HANDLERS,
     )

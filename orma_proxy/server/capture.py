@@ -11,12 +11,11 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import time
 from collections.abc import Callable
 from typing import Any, Literal
 
 from orma_proxy.memory.engine import AsyncMemory
-from orma_proxy.server.messages import Turn, text_of
+from orma_proxy.server.messages import Turn, clean_text, text_of
 
 log = logging.getLogger(__name__)
 
@@ -28,8 +27,6 @@ BULK_LINES = 256
 MAX_LINE_BYTES = 1 << 20
 # At shutdown, recordings still running get this long to finish.
 RECORD_DRAIN_SECONDS = 10.0
-# A text purge is remembered this long for replies that were streaming while it ran.
-PURGE_MEMORY_SECONDS = 3600.0
 
 
 class ReplyCapture:
@@ -192,17 +189,6 @@ class Recorder:
         self._memory = memory
         self._on_recorded = on_recorded
         self._tasks: set[asyncio.Task[None]] = set()
-        self._purges: list[tuple[float, str, str]] = []  # (monotonic time, space, text)
-
-    def purged(self, space: str, text: str) -> None:
-        """A purge of ``text`` just ran in ``space``.
-
-        A reply still streaming then is recorded after it: its recording purges
-        the text again (``record``'s ``began``), so the purge holds for it too.
-        """
-        now = time.monotonic()
-        recent = [p for p in self._purges if now - p[0] < PURGE_MEMORY_SECONDS]
-        self._purges = [*recent, (now, space, text)]
 
     def record(
         self,
@@ -213,27 +199,25 @@ class Recorder:
         partial: bool,
         model: str | None,
         began: float,
+        failed: str | None = None,
     ) -> None:
-        """Schedule the recording of one exchange (its request came at ``began``, monotonic)."""
+        """Schedule the recording of one exchange (its request came at ``began``, Unix time).
+
+        A purge made since ``began``, in any process, binds what is recorded
+        (``AsyncMemory.add_exchange``). ``failed`` says why the upstream gave no
+        answer: the turns are kept, marked with it, and never recalled as said
+        to the model; a retry that goes through is recorded as the one that counts.
+        """
         if not turns and not reply:
             return
-        again = [text for at, where, text in self._purges if where == space and at >= began]
-        task = asyncio.create_task(self._write(space, turns, reply, partial, model, again))
+        task = asyncio.create_task(self._write(space, turns, reply, partial, model, began, failed))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def settle(self) -> None:
-        """Wait (bounded) for the recordings scheduled so far.
-
-        Before a purge: a turn recorded a moment after it would store again what
-        the purge erased.
-        """
-        if self._tasks:
-            await asyncio.wait(set(self._tasks), timeout=RECORD_DRAIN_SECONDS)
-
     async def close(self) -> None:
         """Let recordings still running finish (bounded)."""
-        await self.settle()
+        if self._tasks:
+            await asyncio.wait(set(self._tasks), timeout=RECORD_DRAIN_SECONDS)
 
     async def _write(
         self,
@@ -242,20 +226,28 @@ class Recorder:
         reply: str,
         partial: bool,
         model: str | None,
-        purge_again: list[str],
+        began: float,
+        failed: str | None,
     ) -> None:
-        meta: dict[str, Any] = {"via": "proxy", **({"model": model} if model else {})}
+        meta: dict[str, Any] = {
+            "via": "proxy",
+            **({"model": model} if model else {}),
+            **({"failed": failed} if failed else {}),
+        }
+        said = [(turn.role, clean_text(turn.text), meta) for turn in turns]
+        if reply:
+            said.append(("assistant", clean_text(reply), {**meta, "partial": partial}))
         try:
-            for turn in turns:
-                await self._memory.add(turn.text, space=space, role=turn.role, metadata=meta)
-            if reply:
-                await self._memory.add(
-                    reply, space=space, role="assistant", metadata={**meta, "partial": partial}
-                )
-            for text in purge_again:
-                await self._memory.purge(text, space)
+            ids = await self._memory.add_exchange(said, space, heard_at=began)
         except Exception as exc:  # memory never breaks chat: log and carry on
             log.warning("recording the turn in space %r failed: %s", space, exc)
             return
+        if None in ids:
+            log.info(
+                "%d turn(s) of space %r held a text purged while the reply was under way: "
+                "not recorded",
+                ids.count(None),
+                space,
+            )
         if self._on_recorded is not None:
             self._on_recorded()

@@ -25,11 +25,12 @@ from orma_proxy.config import OrmaConfig
 from orma_proxy.errors import BadRequestError, PayloadTooLargeError
 from orma_proxy.memory.engine import AsyncMemory
 from orma_proxy.recall.pack import MemoryBlock
-from orma_proxy.server.auth import Guard, requested_space
+from orma_proxy.server.auth import Guard, header_value, requested_space
 from orma_proxy.server.capture import Flavor, Recorder, ReplyCapture
-from orma_proxy.server.errors import stream_error_event
+from orma_proxy.server.errors import stream_error_event, upstream_failure
 from orma_proxy.server.messages import (
     Message,
+    clean_text,
     inject_block,
     is_webui_task,
     new_turns,
@@ -39,7 +40,7 @@ from orma_proxy.server.messages import (
 )
 from orma_proxy.server.upstream import Upstream
 from orma_proxy.sleep import UpstreamGate
-from webui_passthrough import coalesced, relay_response, response_headers
+from webui_passthrough import coalesced, relay_response, response_headers, wire_headers
 
 log = logging.getLogger(__name__)
 
@@ -76,13 +77,15 @@ async def read_json_body(request: Request, limit: int) -> tuple[bytes, dict[str,
         body = json.loads(raw)
     except (ValueError, UnicodeDecodeError) as exc:
         raise BadRequestError(f"the request body is not valid JSON: {exc}") from exc
+    except RecursionError as exc:
+        raise BadRequestError("the request body's JSON is nested too deeply") from exc
     if not isinstance(body, dict):
         raise BadRequestError("the request body must be a JSON object")
     return raw, body
 
 
 async def handle_chat(request: Request, flavor: Flavor) -> Response:
-    began = time.monotonic()  # a purge after this also covers what this turn records
+    began = time.time()  # a purge after this, in any process, also binds what this turn records
     state = request.app.state
     config: OrmaConfig = state.config
     guard: Guard = state.guard
@@ -92,7 +95,7 @@ async def handle_chat(request: Request, flavor: Flavor) -> Response:
     space = guard.space_for(access, requested_space(request.headers, body))
     messages = valid_messages(body)
     with_memory = messages is not None and not is_webui_task(messages)
-    extra = [("x-orma-space", space)]
+    extra = [("x-orma-space", header_value(space))]
     content = raw
     if with_memory and messages is not None:
         started = time.perf_counter()
@@ -105,9 +108,7 @@ async def handle_chat(request: Request, flavor: Flavor) -> Response:
             _remember_block(state.last_blocks, space, block, config.last_blocks_kept)
             extra.append(("x-orma-memory-tokens", str(block.tokens)))
             if not block.empty:
-                content = json.dumps(
-                    {**body, "messages": inject_block(messages, block.text)}, ensure_ascii=False
-                ).encode("utf-8")
+                content = _with_block(raw, body, inject_block(messages, block.text))
         extra.append(("x-orma-recall-ms", f"{(time.perf_counter() - started) * 1000:.1f}"))
     else:
         extra.append(("x-orma-recall", "skipped"))
@@ -117,7 +118,9 @@ async def handle_chat(request: Request, flavor: Flavor) -> Response:
         "POST",
         upstream.url(path),
         params=request.url.query or None,
-        headers=upstream.headers(request.headers, replace_auth=guard.enabled, identity=True),
+        headers=wire_headers(
+            upstream.headers(request.headers, replace_auth=guard.enabled, identity=True)
+        ),
         content=content,
     )
     capture = ReplyCapture(flavor)
@@ -128,20 +131,34 @@ async def handle_chat(request: Request, flavor: Flavor) -> Response:
     gate.chat_started()  # sleep leaves the upstream to chat until finish()
     finished = False
 
-    def finish(partial: bool, *, record: bool = True) -> None:
-        """Once per request, however it ends: free the gate, record what was said."""
+    def finish(partial: bool, *, failed: str | None = None) -> None:
+        """Once per request, however it ends: free the gate, record what was said.
+
+        ``failed``: the upstream gave no answer (the turns are kept, marked so).
+        """
         nonlocal finished
         if finished:
             return
         finished = True
         gate.chat_finished()
-        if with_memory and record:
+        if with_memory:
+            said = "" if failed else capture.reply()
+            model = body.get("model")
             recorder.record(
-                space, turns, capture.reply(), partial=partial, model=body.get("model"), began=began
+                space,
+                turns,
+                said,
+                partial=partial,
+                model=clean_text(model) if isinstance(model, str) else None,
+                began=began,
+                failed=failed,
             )
 
     try:
         reply = await until_disconnect(request, upstream.client.send(outgoing, stream=True))
+    except httpx.HTTPError as exc:  # upstream down or silent: the client sees 502/504
+        finish(False, failed=upstream_failure(exc)[2])  # "upstream_unreachable"...
+        raise
     except BaseException:
         finish(True)
         raise
@@ -152,13 +169,16 @@ async def handle_chat(request: Request, flavor: Flavor) -> Response:
     if reply.status_code >= 400 or not streaming:
         try:
             data = await until_disconnect(request, reply.aread())
+        except httpx.HTTPError as exc:  # the answer never came whole: the client sees 502/504
+            finish(False, failed=upstream_failure(exc)[2])
+            raise
         except BaseException:
             finish(True)
             raise
         finally:
             await reply.aclose()
-            if reply.status_code >= 400:
-                finish(False, record=False)  # the upstream refused: nothing was said
+            if reply.status_code >= 400:  # the upstream refused: nothing was said
+                finish(False, failed=f"upstream_status_{reply.status_code}")
         if data is None:
             finish(True)
             return Response(status_code=CLIENT_CLOSED_REQUEST)
@@ -247,6 +267,23 @@ async def _recall(
         budget = min(budget, int(window * config.max_context_share))
     recent = [text_of(m.get("content")) for m in messages[-config.recall_exclude_messages :]]
     return await memory.recall(query, space, budget_tokens=budget, exclude_texts=recent)
+
+
+def _with_block(raw: bytes, body: dict[str, Any], messages: list[Message]) -> bytes:
+    """The body with the amended messages, every other field as the client sent it.
+
+    Text with a lone surrogate escape (``"\\ud800"``) has no UTF-8 form: such a
+    body is written with ASCII escapes, which carry it unchanged. A body too deep
+    to write again goes as it came, without memory.
+    """
+    amended = {**body, "messages": messages}
+    try:
+        return json.dumps(amended, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(amended).encode("ascii")
+    except RecursionError:
+        log.warning("the request is nested too deeply to add memory to; forwarded as it came")
+        return raw
 
 
 def _remember_block(

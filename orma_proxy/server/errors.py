@@ -10,7 +10,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from orma_proxy.errors import ProxyError
+from orma_proxy.errors import InputError, ProxyError
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +46,11 @@ async def proxy_error(request: Request, exc: Exception) -> Response:
     return error_response(exc.status, str(exc), "invalid_request_error", exc.code)
 
 
+async def input_error(request: Request, exc: Exception) -> Response:
+    """Input the memory refused (an empty query, a bad space name): the caller's mistake."""
+    return error_response(400, str(exc), "invalid_request_error", "invalid_request")
+
+
 async def upstream_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, httpx.HTTPError)
     status, message, code = upstream_failure(exc)
@@ -61,6 +66,7 @@ async def http_error(request: Request, exc: Exception) -> Response:
 
 EXCEPTION_HANDLERS = {
     ProxyError: proxy_error,
+    InputError: input_error,
     httpx.HTTPError: upstream_error,
     HTTPException: http_error,
 }

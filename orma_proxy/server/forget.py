@@ -14,17 +14,21 @@ The answer is the result as JSON; a bad request is a 400 in OpenAI's error shape
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from orma_proxy.errors import BadRequestError, InputError
 from orma_proxy.forget import ForgetResult
 from orma_proxy.memory.engine import AsyncMemory
-from orma_proxy.server.auth import Guard
+from orma_proxy.server.auth import Guard, asked_space
 from orma_proxy.server.chat import read_json_body
+from orma_proxy.store import MAX_ROW_ID
+
+# An id SQLite can hold; past it, a 400 rather than an overflow.
+RowId = Annotated[int, Field(ge=0, le=MAX_ROW_ID)]
 
 
 class ForgetRequest(BaseModel):
@@ -35,13 +39,13 @@ class ForgetRequest(BaseModel):
     operation: Literal["supersede", "release", "unrelease", "purge"]
     space: str | None = None
     dry_run: bool = False
-    old: int | str | None = None
+    old: RowId | str | None = None
     new: str | None = None
     query: str | None = None
-    ids: list[int] | None = None
+    ids: list[RowId] | None = None
     threshold: float | None = None
-    max_items: int | None = None
-    release_id: int | None = None
+    max_items: int | None = Field(None, ge=1, le=MAX_ROW_ID)
+    release_id: RowId | None = None
 
 
 async def forget(request: Request) -> Response:
@@ -54,17 +58,13 @@ async def forget(request: Request) -> Response:
         asked = ForgetRequest.model_validate(body)
     except ValidationError as exc:
         raise BadRequestError(f"bad /_orma/forget request: {exc.errors()[0]['msg']}") from exc
-    space = guard.space_for(access, asked.space or request.headers.get("x-orma-space") or None)
-    if asked.operation == "purge" and not asked.dry_run:
-        await state.recorder.settle()
+    space = guard.space_for(access, asked_space(asked.space, request.headers))
     try:
         result = await _run(state.memory, asked, space)
     except InputError as exc:
         raise BadRequestError(str(exc)) from exc
     if result.operation == "purge" and not result.dry_run:
         state.last_blocks.pop(space, None)  # the block shown last may quote what was erased
-        if asked.query is not None:
-            state.recorder.purged(space, asked.query)
     return JSONResponse(result.as_dict())
 
 

@@ -18,17 +18,31 @@ Message = dict[str, Any]
 WEBUI_TASK_PREFIX = "### Task:"
 
 
+def clean_text(text: str) -> str:
+    """``text`` with lone surrogates (``"\\ud800"`` in JSON) replaced by U+FFFD.
+
+    JSON may escape half a character; such text cannot be stored or searched
+    as UTF-8, and dropping the whole message over one bad character would lose
+    what the user said.
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in text)
+    return text
+
+
 def text_of(content: Any) -> str:
     """The text of a message ``content``: a string, or the text parts of a list."""
     if isinstance(content, str):
-        return content
+        return clean_text(content)
     if isinstance(content, list):
         parts = [
             part.get("text", "")
             for part in content
             if isinstance(part, dict) and part.get("type") in ("text", "input_text")
         ]
-        return "\n".join(p for p in parts if isinstance(p, str))
+        return clean_text("\n".join(p for p in parts if isinstance(p, str)))
     return ""
 
 

@@ -42,12 +42,18 @@ class Upstream:
         return self.root + path
 
     def headers(
-        self, incoming: Headers, *, replace_auth: bool, identity: bool = False
+        self,
+        incoming: Headers,
+        *,
+        replace_auth: bool,
+        identity: bool = False,
+        upstream_key: bool = True,
     ) -> list[tuple[str, str]]:
         """The client's headers for the upstream.
 
         Orma's own headers never leave; the client's ``Authorization`` is swapped
         for the configured upstream key, or dropped when it was an Orma key.
+        ``upstream_key=False`` (a caller without a valid key) sends no key at all.
         ``identity`` asks for an uncompressed body (the relay must read it).
         """
         drop = {k for k in incoming if k.lower().startswith("x-orma-")}
@@ -56,7 +62,7 @@ class Upstream:
         if identity:
             drop.add("accept-encoding")
         out = request_headers(incoming, drop=drop)
-        if self._config.upstream_api_key:
+        if self._config.upstream_api_key and upstream_key:
             out.append(("authorization", f"Bearer {self._config.upstream_api_key}"))
         if identity:
             out.append(("accept-encoding", "identity"))

@@ -30,11 +30,13 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from orma_proxy.errors import BadRequestError, InputError
+from orma_proxy.inputs import check_text
 from orma_proxy.memory.engine import AsyncMemory
-from orma_proxy.server.auth import Guard
+from orma_proxy.server.auth import Guard, asked_space
 from orma_proxy.server.chat import read_json_body
+from orma_proxy.store import MAX_ROW_ID
 from orma_proxy.store.connect import open_async
-from orma_proxy.viz.detail import node_detail, state_detail
+from orma_proxy.viz.detail import NODE_KINDS, node_detail, parse_node_id, state_detail
 from orma_proxy.viz.feed import feed, list_spaces
 from orma_proxy.viz.graph import build_graph
 from orma_proxy.viz.preview import recall_preview
@@ -66,8 +68,7 @@ def _space(request: Request) -> str:
     """The space asked for (``?space=``, else ``x-orma-space``), checked against the key."""
     guard: Guard = request.app.state.guard
     access = guard.authenticate(request.headers)
-    asked = request.query_params.get("space") or request.headers.get("x-orma-space") or None
-    return guard.space_for(access, asked)
+    return guard.space_for(access, asked_space(request.query_params.get("space"), request.headers))
 
 
 async def page(request: Request) -> Response:
@@ -89,7 +90,7 @@ async def graph(request: Request) -> Response:
     space = _space(request)
     config = request.app.state.config
     asked = request.query_params.get("limit", "")
-    if asked and not asked.isdigit():
+    if asked and not (asked.isascii() and asked.isdigit()):
         raise BadRequestError("limit must be a positive whole number")
     limit = min(int(asked) if asked else config.viz_max_nodes, config.viz_max_nodes)
     if limit < 1:
@@ -101,6 +102,9 @@ async def graph(request: Request) -> Response:
 async def node(request: Request) -> Response:
     space = _space(request)
     wanted = request.path_params["node"]
+    kind, _, number = wanted.partition(":")
+    if kind in NODE_KINDS and number.isdigit() and parse_node_id(wanted) is None:
+        raise BadRequestError(f"{wanted!r} names no node: ids are ASCII digits up to {MAX_ROW_ID}")
     state = request.app.state
     found = await node_detail(state.viz_reader, space, wanted, state.config, time.time())
     if found is None:
@@ -112,13 +116,8 @@ async def recall(request: Request) -> Response:
     guard: Guard = request.app.state.guard
     access = guard.authenticate(request.headers)
     _, body = await read_json_body(request, request.app.state.config.max_body_bytes)
-    text = body.get("query")
-    if not isinstance(text, str) or not text.strip():
-        raise BadRequestError("recall needs a non-empty 'query'")
-    asked = body.get("space") or request.headers.get("x-orma-space") or None
-    if asked is not None and not isinstance(asked, str):
-        raise BadRequestError("'space' must be a string")
-    space = guard.space_for(access, asked)
+    text = check_text(body.get("query"), "'query'")
+    space = guard.space_for(access, asked_space(body.get("space"), request.headers))
     state = request.app.state
     try:
         preview = await recall_preview(state.memory, state.viz_reader, text, space)
@@ -137,6 +136,8 @@ async def forget_state(request: Request) -> Response:
     space = _space(request)
     state = request.app.state
     number = int(request.path_params["number"])
+    if number > MAX_ROW_ID:
+        raise BadRequestError(f"no state can have the id {number}")
     try:
         await state.memory.forget(number, space)
     except InputError as exc:

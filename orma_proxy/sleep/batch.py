@@ -128,12 +128,13 @@ async def next_batch(
         return None
     marks = ",".join("?" * len(chosen))
     # A line the user corrected or released before sleep read it yields no state:
-    # the old value must not come back as current through consolidation.
+    # the old value must not come back as current through consolidation. Nor does
+    # a turn the upstream never answered (its retry, if any, is the one that counts).
     cursor = await conn.execute(
         "SELECT s.id, s.episode_id, e.role, s.text, e.said_at FROM sentences s "
         f"JOIN episodes e ON e.id = s.episode_id WHERE s.episode_id IN ({marks}) "
         "AND s.superseded_by IS NULL AND s.released_by IS NULL "
-        "ORDER BY s.episode_id, s.position",
+        "AND json_extract(e.metadata, '$.failed') IS NULL ORDER BY s.episode_id, s.position",
         chosen,
     )
     lines = tuple(

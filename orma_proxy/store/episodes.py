@@ -68,6 +68,28 @@ async def insert_episode(
     return episode_id
 
 
+async def sentence_ranges(
+    conn: aiosqlite.Connection, episode_ids: list[int]
+) -> list[tuple[int, int]]:
+    """The sentence ids of these episodes as inclusive (first, last) ranges, in id order.
+
+    An episode's sentences are inserted in one statement of one transaction, so
+    their ids are consecutive; neighbouring episodes' ranges are merged.
+    """
+    cursor = await conn.execute(
+        "SELECT min(id), max(id) FROM sentences "
+        "WHERE episode_id IN (SELECT value FROM json_each(?)) GROUP BY episode_id ORDER BY 1",
+        (json.dumps(episode_ids),),
+    )
+    ranges: list[tuple[int, int]] = []
+    for first, last in await cursor.fetchall():
+        if ranges and ranges[-1][1] + 1 == first:
+            ranges[-1] = (ranges[-1][0], int(last))
+        else:
+            ranges.append((int(first), int(last)))
+    return ranges
+
+
 @dataclass(frozen=True)
 class SentenceRow:
     """A sentence with what a caller needs to show and cite it."""
@@ -85,7 +107,8 @@ async def fetch_sentences(
 ) -> dict[int, SentenceRow]:
     """Sentences by id, restricted to ``space`` (the last isolation check).
 
-    Sentences the user released or corrected are left out: recall never shows them.
+    Sentences the user released or corrected are left out: recall never shows them;
+    nor those of a turn the upstream never answered (``metadata.failed``).
     """
     if not ids:
         return {}
@@ -94,7 +117,8 @@ async def fetch_sentences(
         "SELECT s.id, s.episode_id, s.space, e.role, s.text, e.said_at "
         "FROM sentences s JOIN episodes e ON e.id = s.episode_id "
         f"WHERE s.id IN ({marks}) AND s.space = ? "
-        "AND s.released_by IS NULL AND s.superseded_by IS NULL",
+        "AND s.released_by IS NULL AND s.superseded_by IS NULL "
+        "AND json_extract(e.metadata, '$.failed') IS NULL",
         (*ids, space),
     )
     rows = await cursor.fetchall()

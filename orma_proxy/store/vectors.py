@@ -75,6 +75,18 @@ async def pending_sentences(conn: aiosqlite.Connection, limit: int) -> list[tupl
     return [(int(r[0]), r[1], r[2]) for r in await cursor.fetchall()]
 
 
+async def pending_between(
+    conn: aiosqlite.Connection, first: int, last: int, limit: int
+) -> list[tuple[int, str, str]]:
+    """Sentences with ids in ``[first, last]`` still waiting for a vector, oldest first."""
+    cursor = await conn.execute(
+        "SELECT id, space, text FROM sentences WHERE embedded = 0 AND id BETWEEN ? AND ? "
+        "ORDER BY id LIMIT ?",
+        (first, last, limit),
+    )
+    return [(int(r[0]), r[1], r[2]) for r in await cursor.fetchall()]
+
+
 async def store_vectors(
     conn: aiosqlite.Connection, rows: list[tuple[int, str]], vectors: Vectors
 ) -> int:

@@ -18,6 +18,7 @@ from orma_proxy.recall.access import ItemKey
 from orma_proxy.recall.candidates import load_items
 from orma_proxy.recall.states import Event, State, state_by_id
 from orma_proxy.recall.temporal import History
+from orma_proxy.store import MAX_ROW_ID
 from orma_proxy.viz.graph import item_histories, node_id, signals, state_kind, state_label
 
 # Longest replacement chain shown (chains are acyclic; this only bounds the work).
@@ -35,12 +36,16 @@ def iso(moment: float | datetime | None) -> str | None:
     return datetime.fromtimestamp(moment, UTC).isoformat()
 
 
+NODE_KINDS = ("state", "event", "entity")
+
+
 def parse_node_id(text: str) -> tuple[str, int] | None:
     """``("state", 12)`` from ``state:12``; None for anything else."""
     kind, _, number = text.partition(":")
-    if kind not in ("state", "event", "entity") or not number.isdigit():
+    if kind not in NODE_KINDS or not (number.isascii() and number.isdigit()):
         return None
-    return kind, int(number)
+    value = int(number)
+    return (kind, value) if value <= MAX_ROW_ID else None
 
 
 async def citation(conn: aiosqlite.Connection, space: str, sentence_id: int) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from orma_proxy.cli.app import app
 from orma_proxy.cli.shared_options import CliState
 from orma_proxy.embed.onnx import OnnxEmbedder
 from tests.cli.conftest import Orma
+from tests.rawdb import scalar
 from tests.server.serving import free_port
 
 SECRET = "My locker code is 4417zeta."
@@ -105,6 +106,18 @@ def test_purge_asks_first_unless_yes(
     assert again.startswith("Erased 1 episode")
     both = orma("purge", "x", "--episode", "2", "--db", db)
     assert both.exit_code == 2 and "either QUERY or --episode" in both.stderr
+
+
+def test_purge_with_nothing_matched_says_what_was_done(orma: Orma, stored: Path) -> None:
+    """A real purge that erased nothing says so (it was no dry run: it binds turns in flight)."""
+    done = json.loads(_ok(orma, "purge", "no such words", "--yes", "--json", "--db", stored))
+    assert (done["dry_run"], done["count"], done["audit_id"]) == (False, 0, None)
+    said = _ok(orma, "purge", "no such words", "--yes", "--db", stored)
+    assert said == "Nothing in space 'default' matches; nothing was erased.\n"
+    assert scalar(stored, "SELECT count(*) FROM purge_tombstones") == 2
+    dry = json.loads(_ok(orma, "purge", "no such words", "--dry-run", "--json", "--db", stored))
+    assert (dry["dry_run"], dry["count"]) == (True, 0)
+    assert scalar(stored, "SELECT count(*) FROM purge_tombstones") == 2
 
 
 def test_export_import_rebuild_backup(orma: Orma, stored: Path, tmp_path: Path) -> None:

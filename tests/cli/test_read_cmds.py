@@ -59,6 +59,17 @@ def test_spaces_are_isolated(orma: Orma, db: Path) -> None:
     assert nobody.stdout == "Nothing in space 'carol' matches 'tea'.\n"
 
 
+def test_space_names_follow_the_sdk_rule(orma: Orma, db: Path) -> None:
+    assert orma("add", "Zhang likes jasmine tea.", "--space", "张三", "--db", db).exit_code == 0
+    found = json.loads(orma("search", "tea", "--space", "张三", "--db", db, "--json").stdout)
+    assert [p["text"] for p in found["passages"]] == ["Zhang likes jasmine tea."]
+    for bad in ("a\x01b", "x" * 201, " "):
+        refused = orma("add", "Never stored.", "--space", bad, "--db", db)
+        assert refused.exit_code == 2, bad
+    stats = json.loads(orma("stats", "--db", db, "--json").stdout)
+    assert stats["episodes"] == 1
+
+
 def test_stats_json_counts_all_spaces_or_one(orma: Orma, db: Path) -> None:
     _fill(orma, db)
     assert orma("add", "Alice likes green tea.", "--space", "alice", "--db", db).exit_code == 0

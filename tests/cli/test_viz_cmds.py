@@ -59,6 +59,9 @@ def test_orma_viz_serves_the_page_without_an_llm_and_never_consolidates(
         assert url == f"http://127.0.0.1:{port}/_orma/viz?space=alice"
         page = _wait_for(url, proc)
         assert page.status_code == 200 and "<title>Orma · memory</title>" in page.text
+        root = httpx.get(f"http://127.0.0.1:{port}/")  # not the absent upstream's 502
+        assert root.status_code == 200 and root.text == page.text
+        assert root.headers["content-security-policy"] == page.headers["content-security-policy"]
         for asset in ("viz.js", "viz.css", "vendor/3d-force-graph.min.js"):
             answer = httpx.get(f"http://127.0.0.1:{port}/_orma/viz/static/{asset}")
             assert answer.status_code == 200 and len(answer.content) > 1000, asset

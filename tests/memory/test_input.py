@@ -40,8 +40,11 @@ async def test_lone_surrogates_are_refused_clearly_wherever_they_appear(amem: As
     ("kwargs", "message"),
     [
         ({"text": 42}, "text must be a string"),
-        ({"text": "ok", "space": ""}, "space must be a non-empty string"),
-        ({"text": "ok", "space": None}, "space must be a non-empty string"),
+        ({"text": "ok", "space": ""}, "space must not be empty"),
+        ({"text": "ok", "space": None}, "space must be a string"),
+        ({"text": "ok", "space": "a\x00b"}, "space must not contain control characters"),
+        ({"text": "ok", "space": "a\u2028b"}, "space must not contain control characters"),
+        ({"text": "ok", "space": "x" * 201}, "space names are at most 200 characters"),
         ({"text": "ok", "role": "system"}, "role must be one of"),
         ({"text": "ok", "metadata": {"when": object()}}, "metadata cannot be stored"),
         ({"text": "ok", "metadata": {"x": float("nan")}}, "metadata cannot be stored"),
@@ -72,7 +75,7 @@ async def test_a_text_file_is_stored_with_its_path_as_source(
 ) -> None:
     path = tmp_path / "notes.md"
     path.write_text("# Trip\n\nThe hotel is on Marine Drive.\n", "utf-8")
-    episode_id = await amem.add_file(path)
+    [episode_id] = await amem.add_file(path)
     found = await amem.search("hotel Marine Drive")
     assert found.passages[0].episode_id == episode_id
     assert found.passages[0].role == "document"

@@ -168,7 +168,12 @@ def build_upstream(script: Script, recorded: Recorded) -> Starlette:
             return JSONResponse({"error": "no props"}, 404)
         return JSONResponse({"default_generation_settings": {"n_ctx": script.context_window}})
 
+    async def slots(request: Request) -> Response:
+        await record(request)
+        return JSONResponse([{"id": 0, "prompt": "the last prompt, with someone's memory"}])
+
     async def index(request: Request) -> Response:
+        await record(request)
         return HTMLResponse(WEBUI_HTML, headers={"x-upstream": "webui"})
 
     async def app_js(request: Request) -> Response:
@@ -182,6 +187,7 @@ def build_upstream(script: Script, recorded: Recorded) -> Starlette:
             Route("/v1/embeddings", echo, methods=["POST"]),
             Route("/v1/completions", echo, methods=["POST"]),
             Route("/props", props),
+            Route("/slots", slots),
             Route("/", index),
             Route("/assets/app.js", app_js),
         ]

@@ -3,38 +3,17 @@ upstream never sees Orma's key; a public bind without keys is refused."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 
-from orma_proxy import Memory, OrmaConfig
 from orma_proxy.cli.serve_cmds import proxy_config
-from orma_proxy.embed.onnx import OnnxEmbedder
 from orma_proxy.errors import ConfigError
-from orma_proxy.server import create_app
 from orma_proxy.server.auth import load_keys_file, parse_keys
 from tests.server.conftest import Upstream
-from tests.server.serving import serve
 
 CHAT = {"model": "m", "messages": [{"role": "user", "content": "What is my secret?"}]}
-
-
-@pytest.fixture
-def guarded(upstream: Upstream, tmp_path: Path, embedder: OnnxEmbedder) -> Iterator[str]:
-    config = OrmaConfig(
-        home=tmp_path,
-        db_path=tmp_path / "m.db",
-        upstream=f"{upstream.url}/v1",
-        api_keys=parse_keys("key-alice=alice;key-admin=*"),
-        upstream_api_key="sk-upstream",
-    )
-    with Memory(config=config, embedder=embedder) as mem:
-        mem.add("Alice's secret is the blue door.", space="alice")
-        mem.add("Bob's secret is the red car.", space="bob")
-    with serve(create_app(config, embedder=embedder)) as served:
-        yield served.url
 
 
 def bearer(key: str) -> dict[str, str]:

@@ -10,11 +10,18 @@
   const POLL_MS = 3000;
   const SPREAD_MS = 450; // one hop of the activation wave
   const BIG = 1500; // past this many nodes: coarser spheres, fewer particles, shorter layout
+  const LABELS = 60; // at most this many names on the graph: rules first, then the busiest hubs
+  // The share of the view's half-width and half-height a fitted graph fills; the rest is
+  // margin for the names under the nodes and the episode bar over the bottom edge.
+  const FIT = { x: 0.9, y: 0.84 };
+  const NEAREST = 120; // a fit never brings the camera closer than this to the middle
+  const PANELS = ["legend", "inspector", "recall", "drawer", "note", "message"]; // over the graph
   const $ = (id) => document.getElementById(id);
   const view = {
     space: null, key: sessionStorage.getItem("orma.key") || "", graph: null, version: null,
     byId: new Map(), adjacency: new Map(), glow: new Map(), best: null, selected: null,
-    maxActivation: 1, big: false, ready: false, fitted: false, timers: [], poller: null,
+    maxActivation: 1, big: false, ready: false, fitted: false, aimed: false, moved: false,
+    labels: [], timers: [], poller: null,
   };
 
   class ApiError extends Error {
@@ -92,6 +99,171 @@
     }
   }
 
+  // Right, up and back (toward the camera) unit vectors of a camera whose back is ``back``
+  // and whose up is the world's y, as three.js's lookAt (and so the orbit controls) make them.
+  function axesOf(back) {
+    const flat = Math.hypot(back[0], back[2]);
+    const right = flat > 1e-6 ? [back[2] / flat, 0, -back[0] / flat] : [1, 0, 0];
+    const up = [
+      back[1] * right[2] - back[2] * right[1],
+      back[2] * right[0] - back[0] * right[2],
+      back[0] * right[1] - back[1] * right[0],
+    ];
+    return [right, up, back];
+  }
+  const along = (n, axis) => n.x * axis[0] + n.y * axis[1] + n.z * axis[2];
+  const radiusOf = (n) => Math.cbrt(sizeOf(n)) * view.graph.nodeRelSize();
+
+  // Where a camera with ``axes`` aims (the middle of the nodes across the view) and how far
+  // back it stands to keep every sphere inside FIT of the view (of its top ``tall`` share in
+  // height): a node x across and d toward the camera from the aim shows at
+  // x / ((D - d) tan(fov/2) aspect) of the half-width.
+  function plan(nodes, radii, axes, camera, tall) {
+    const low = [Infinity, Infinity, Infinity];
+    const high = [-Infinity, -Infinity, -Infinity];
+    for (const n of nodes) {
+      axes.forEach((axis, i) => {
+        const at = along(n, axis);
+        low[i] = Math.min(low[i], at);
+        high[i] = Math.max(high[i], at);
+      });
+    }
+    const mid = low.map((value, i) => (value + high[i]) / 2);
+    const tan = Math.tan((camera.fov * Math.PI) / 360);
+    let distance = NEAREST;
+    nodes.forEach((n, k) => {
+      const [x, y, d] = axes.map((axis, i) => along(n, axis) - mid[i]);
+      const r = radii[k];
+      distance = Math.max(distance,
+        d + r + (Math.abs(x) + r) / (tan * camera.aspect * FIT.x),
+        d + r + (Math.abs(y) + r) / (tan * FIT.y * tall));
+    });
+    return { mid, distance };
+  }
+
+  // The unit vector a symmetric 3x3 matrix stretches most (power iteration).
+  function widest(m) {
+    let v = [0.6, 0.5, 0.62];
+    for (let step = 0; step < 60; step++) {
+      const next = m.map((row) => row[0] * v[0] + row[1] * v[1] + row[2] * v[2]);
+      const length = Math.hypot(...next);
+      if (length < 1e-9) break;
+      v = next.map((value) => value / length);
+    }
+    return v;
+  }
+
+  // Turns a freshly laid out graph about its middle so that its longest spread runs along x
+  // (across the wide screen), the next along y and the thinnest along z (toward the camera):
+  // a layout is the same turned any way, but seen from the wrong side it fills a narrow strip.
+  function squareUp(nodes) {
+    const mid = ["x", "y", "z"].map((c) => nodes.reduce((sum, n) => sum + n[c], 0) / nodes.length);
+    const spread = [0, 1, 2].map((i) => [0, 1, 2].map((j) => nodes.reduce(
+      (sum, n) => sum + (n["xyz"[i]] - mid[i]) * (n["xyz"[j]] - mid[j]), 0)));
+    const first = widest(spread);
+    const strength = [0, 1, 2].map((i) => spread[i].reduce((sum, v, j) => sum + v * first[j], 0))
+      .reduce((sum, v, i) => sum + v * first[i], 0);
+    const rest = spread.map((row, i) => row.map((v, j) => v - strength * first[i] * first[j]));
+    const second = widest(rest);
+    const third = [
+      first[1] * second[2] - first[2] * second[1],
+      first[2] * second[0] - first[0] * second[2],
+      first[0] * second[1] - first[1] * second[0],
+    ];
+    const turn = (p) => [first, second, third].map((a) => a[0] * p[0] + a[1] * p[1] + a[2] * p[2]);
+    for (const n of nodes) {
+      [n.x, n.y, n.z] = turn([n.x - mid[0], n.y - mid[1], n.z - mid[2]]);
+      [n.vx, n.vy, n.vz] = turn([n.vx || 0, n.vy || 0, n.vz || 0]);
+    }
+  }
+
+  // Fits the graph to the view. The library's zoomToFit aims at the origin and sizes for the
+  // farthest coordinate on any axis, depth included, so a first load sat in a small patch
+  // mid-screen. This aims at the nodes' middle and comes as close as they allow; ``aim``
+  // (a space's first fit) also squares the layout up and looks at it from the front.
+  // Says whether there was anything to fit.
+  function fit(ms, aim = false) {
+    const g = view.graph;
+    const nodes = [...view.byId.values()].filter((n) => Number.isFinite(n.x));
+    if (!g || !nodes.length) return false;
+    if (aim && nodes.length > 2) squareUp(nodes);
+    const camera = g.camera();
+    const target = g.controls().target;
+    const back = aim ? [0, 0, 1] : [
+      camera.position.x - target.x, camera.position.y - target.y, camera.position.z - target.z];
+    const length = Math.hypot(...back) || 1;
+    // The episode bar covers the bottom of the canvas: fit above it, lifted half its height.
+    const box = $("graph").getBoundingClientRect();
+    const bar = $("drawer").getBoundingClientRect().top;
+    const covered = Math.max(0, Math.min(box.height / 2, box.bottom - bar));
+    const axes = axesOf(back.map((v) => v / length));
+    const best = plan(nodes, nodes.map(radiusOf), axes, camera, 1 - covered / box.height);
+    const lift = (covered / box.height) * Math.tan((camera.fov * Math.PI) / 360) * best.distance;
+    const world = (k, out) => axes.reduce((sum, axis, i) => sum + axis[k] * best.mid[i], 0)
+      + axes[2][k] * out - axes[1][k] * lift;
+    const point = (out) => ({ x: world(0, out), y: world(1, out), z: world(2, out) });
+    g.cameraPosition(point(best.distance), point(0), ms);
+    return true;
+  }
+
+  // --- names on the graph: the entities and rules a person looks for --------------------------
+  function makeLabels() {
+    const degree = (n) => (view.adjacency.get(n.id) || []).length;
+    const named = [...view.byId.values()]
+      .filter((n) => n.kind === "entity" || n.kind === "rule")
+      .sort((a, b) => (b.kind === "rule") - (a.kind === "rule") || degree(b) - degree(a))
+      .slice(0, LABELS);
+    view.labels = named.map((n) => ({
+      id: n.id,
+      box: el("div", { class: `label ${n.kind}` }, n.label),
+    }));
+    $("labels").replaceChildren(...view.labels.map((l) => l.box));
+    for (const l of view.labels) Object.assign(l, { w: l.box.offsetWidth, h: l.box.offsetHeight });
+  }
+
+  // Every frame: each name just under its sphere, or over it if a panel or a name placed
+  // before it (rules first, then the busiest hubs) is in the way there; else it hides.
+  function placeLabels() {
+    requestAnimationFrame(placeLabels);
+    const g = view.graph;
+    if (!g || !view.labels.length) return;
+    const camera = g.camera();
+    const e = camera.matrixWorld.elements;
+    const back = [e[8], e[9], e[10]];
+    const eye = camera.position;
+    const perUnit = $("graph").clientHeight / 2 / Math.tan((camera.fov * Math.PI) / 360);
+    const origin = $("labels").getBoundingClientRect();
+    const placed = PANELS.map($).filter((panel) => panel.getClientRects().length).map((panel) => {
+      const r = panel.getBoundingClientRect();
+      return [r.left - origin.left, r.top - origin.top, r.right - origin.left, r.bottom - origin.top];
+    });
+    for (const l of view.labels) {
+      const n = view.byId.get(l.id);
+      let shown = false;
+      if (n && Number.isFinite(n.x)) {
+        const depth = -along({ x: n.x - eye.x, y: n.y - eye.y, z: n.z - eye.z }, back);
+        const p = depth > 1 && g.graph2ScreenCoords(n.x, n.y, n.z);
+        if (p) {
+          const left = p.x - l.w / 2;
+          const reach = (radiusOf(n) * perUnit) / depth + 2;
+          const free = (top) => !placed.some((o) => left < o[2] && o[0] < left + l.w
+            && top < o[3] && o[1] < top + l.h);
+          const top = [p.y + reach, p.y - reach - l.h].find(free);
+          shown = top !== undefined;
+          if (shown) {
+            placed.push([left, top, left + l.w, top + l.h]);
+            const at = `translate(${left.toFixed(1)}px, ${top.toFixed(1)}px)`;
+            if (l.at !== at) l.box.style.transform = l.at = at;
+          }
+        }
+      }
+      // Only changes touch the page: a still graph costs no style work per frame.
+      if (l.shown !== shown) l.box.style.visibility = (l.shown = shown) ? "visible" : "hidden";
+      const faded = view.glow.size > 0 && !view.glow.has(l.id);
+      if (l.faded !== faded) l.box.classList.toggle("faded", (l.faded = faded));
+    }
+  }
+
   function makeGraph() {
     const box = $("graph");
     const graph = ForceGraph3D({ controlType: "orbit" })(box)
@@ -105,13 +277,25 @@
       .linkDirectionalParticleSpeed((l) => 0.0015 + 0.01 * l.pulse)
       .linkDirectionalParticleColor((l) => COLORS[nodeOf(l.target).kind] || "#e2e8f0")
       .onNodeClick((n) => guarded(inspect)(n.id))
+      // While a space's first layout settles the camera follows it, until the user takes over.
+      .onEngineTick(() => {
+        if (view.fitted || view.moved) return;
+        if (fit(0, !view.aimed)) view.aimed = true;
+      })
       .onEngineStop(() => {
         if (view.fitted) { view.ready = true; return; }
         view.fitted = true;
-        graph.zoomToFit(500, 40);
-        setTimeout(() => { view.ready = true; }, 700);
+        if (!view.moved) fit(400);
+        setTimeout(() => { view.ready = true; }, 600);
       });
-    window.addEventListener("resize", () => graph.width(box.clientWidth).height(box.clientHeight));
+    for (const kind of ["pointerdown", "wheel"]) {
+      box.addEventListener(kind, () => { view.moved = true; }, { passive: true });
+    }
+    window.addEventListener("resize", () => {
+      graph.width(box.clientWidth).height(box.clientHeight);
+      if (!view.moved) fit(0);
+    });
+    requestAnimationFrame(placeLabels);
     return graph;
   }
 
@@ -147,6 +331,7 @@
     view.graph.d3Force("link").distance(big ? 30 : 60);
     restyle();
     view.graph.graphData({ nodes: data.nodes, links: data.links });
+    makeLabels();
     if (!data.nodes.length) view.ready = true;
   }
 
@@ -339,6 +524,9 @@
     history.replaceState(null, "", url);
     clearWave();
     view.selected = null;
+    view.fitted = false;
+    view.moved = false;
+    view.aimed = false;
     $("inspector").hidden = true;
     $("recall").hidden = true;
     await loadGraph();
