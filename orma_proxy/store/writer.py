@@ -98,7 +98,11 @@ class Writer:
         ``read_only`` (why the file cannot be written) makes a writer that refuses every job.
         """
         thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="orma-writer")
-        connect = functools.partial(_connect, path, busy_timeout_ms, synchronous, read_only)
+        connect = functools.partial(_connect, path, busy_timeout_ms, synchronous)
+        if read_only is not None:  # a connection that can never write, for a writer that won't
+            connect = functools.partial(
+                open_sync, path, busy_timeout_ms=busy_timeout_ms, read_only=True
+            )
         try:
             conn = await asyncio.get_running_loop().run_in_executor(thread, connect)
         except BaseException:
@@ -245,8 +249,8 @@ class Writer:
             raise
 
 
-def _connect(path: Path, busy_timeout_ms: int, synchronous: str, read_only: str | None) -> Any:
-    conn = open_sync(path, busy_timeout_ms=busy_timeout_ms, read_only=read_only is not None)
+def _connect(path: Path, busy_timeout_ms: int, synchronous: str) -> Any:
+    conn = open_sync(path, busy_timeout_ms=busy_timeout_ms)
     conn.execute(f"PRAGMA synchronous = {synchronous}")
     return conn
 
