@@ -10,7 +10,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from orma_proxy.errors import InputError, ProxyError
+from orma_proxy.errors import InputError, ProxyError, ReadOnlyError
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +51,11 @@ async def input_error(request: Request, exc: Exception) -> Response:
     return error_response(400, str(exc), "invalid_request_error", "invalid_request")
 
 
+async def read_only_error(request: Request, exc: Exception) -> Response:
+    """A write to a database this server may only read (``orma viz`` of another's file)."""
+    return error_response(403, str(exc), "invalid_request_error", "read_only_database")
+
+
 async def upstream_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, httpx.HTTPError)
     status, message, code = upstream_failure(exc)
@@ -67,6 +72,7 @@ async def http_error(request: Request, exc: Exception) -> Response:
 EXCEPTION_HANDLERS = {
     ProxyError: proxy_error,
     InputError: input_error,
+    ReadOnlyError: read_only_error,
     httpx.HTTPError: upstream_error,
     HTTPException: http_error,
 }

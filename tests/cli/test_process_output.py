@@ -135,6 +135,9 @@ def test_orma_viz_shows_a_read_only_database(tmp_path: Path, db: Path) -> None:
         assert graph.status_code == 200
         preview = httpx.post(f"{base}/_orma/api/recall", json={"query": "my dentist?"}, timeout=30)
         assert preview.status_code == 200 and "Dr. Rao" in preview.json()["block"]
+        forget = httpx.post(f"{base}/_orma/api/state/1/forget", timeout=30)
+        assert forget.status_code == 403, forget.text  # a refusal, not a crash (500)
+        assert forget.json()["error"]["message"].startswith(f"{db} is read-only (")
     finally:
         proc.send_signal(signal.SIGINT)
         try:
