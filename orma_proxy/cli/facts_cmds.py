@@ -21,6 +21,7 @@ from orma_proxy.cli.shared_options import (
     state,
 )
 from orma_proxy.errors import InputError
+from orma_proxy.inputs import DEFAULT_SPACE
 from orma_proxy.recall.states import Event, State
 
 app = typer.Typer()
@@ -61,7 +62,7 @@ def facts(
     history: Annotated[
         bool, typer.Option("--history", help="Also closed states, and what replaced them.")
     ] = False,
-    space: SpaceOption = "default",
+    space: SpaceOption = DEFAULT_SPACE,
     db: DbOption = None,
     json_out: JsonOption = False,
 ) -> None:
@@ -101,7 +102,7 @@ def recall(
         int | None,
         typer.Option(help="Token budget (at most the configured one).", metavar="TOKENS", min=64),
     ] = None,
-    space: SpaceOption = "default",
+    space: SpaceOption = DEFAULT_SPACE,
     db: DbOption = None,
     json_out: JsonOption = False,
 ) -> None:
@@ -140,7 +141,7 @@ def forbid(
     rule: Annotated[
         str, typer.Argument(help="What must never be done.", metavar="RULE", show_default=False)
     ],
-    space: SpaceOption = "default",
+    space: SpaceOption = DEFAULT_SPACE,
     db: DbOption = None,
     json_out: JsonOption = False,
 ) -> None:
@@ -166,7 +167,7 @@ def forget(
         int,
         typer.Argument(help="As `orma facts` lists it.", metavar="STATE_ID", show_default=False),
     ],
-    space: SpaceOption = "default",
+    space: SpaceOption = DEFAULT_SPACE,
     db: DbOption = None,
     json_out: JsonOption = False,
 ) -> None:

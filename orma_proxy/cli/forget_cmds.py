@@ -28,6 +28,7 @@ from orma_proxy.cli.shared_options import (
 )
 from orma_proxy.errors import InputError
 from orma_proxy.forget import ForgetResult
+from orma_proxy.inputs import DEFAULT_SPACE
 
 app = typer.Typer()
 
@@ -73,7 +74,7 @@ def supersede(
     ],
     new: Annotated[str, typer.Argument(help="What is true.", metavar="NEW", show_default=False)],
     dry_run: DryRunOption = False,
-    space: SpaceOption = "default",
+    space: SpaceOption = DEFAULT_SPACE,
     db: DbOption = None,
     json_out: JsonOption = False,
 ) -> None:
@@ -116,7 +117,7 @@ def release(
     max_items: Annotated[
         int | None, typer.Option(help="Most passages released (default: config).", min=1)
     ] = None,
-    space: SpaceOption = "default",
+    space: SpaceOption = DEFAULT_SPACE,
     db: DbOption = None,
     json_out: JsonOption = False,
 ) -> None:
@@ -151,7 +152,7 @@ def unrelease(
         int,
         typer.Argument(help="As `orma release` printed it.", metavar="ID", show_default=False),
     ],
-    space: SpaceOption = "default",
+    space: SpaceOption = DEFAULT_SPACE,
     db: DbOption = None,
     json_out: JsonOption = False,
 ) -> None:
@@ -180,7 +181,7 @@ def purge(
     ] = None,
     dry_run: DryRunOption = False,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
-    space: SpaceOption = "default",
+    space: SpaceOption = DEFAULT_SPACE,
     db: DbOption = None,
     json_out: JsonOption = False,
 ) -> None:

@@ -19,6 +19,7 @@ from mcp.server.mcpserver import MCPServer
 from orma_proxy import __version__
 from orma_proxy.config import OrmaConfig
 from orma_proxy.embed.base import Embedder
+from orma_proxy.inputs import DEFAULT_SPACE
 from orma_proxy.mcp.tools import Runtime, register_tools
 from orma_proxy.memory.engine import AsyncMemory
 from orma_proxy.server.app import upstream_client
@@ -37,7 +38,7 @@ a secret or personal data for good, call orma_purge with dry_run first."""
 
 
 def build_server(
-    config: OrmaConfig, *, space: str = "default", embedder: Embedder | None = None
+    config: OrmaConfig, *, space: str = DEFAULT_SPACE, embedder: Embedder | None = None
 ) -> MCPServer[Runtime]:
     """The MCP server for ``config``'s database; ``space`` is the tools' default space."""
 
@@ -69,7 +70,7 @@ def build_server(
 
 
 def serve_stdio(
-    config: OrmaConfig, *, space: str = "default", embedder: Embedder | None = None
+    config: OrmaConfig, *, space: str = DEFAULT_SPACE, embedder: Embedder | None = None
 ) -> None:
     """Serve over stdin/stdout until the client closes stdin."""
     orma_log = logging.getLogger("orma_proxy")

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 from orma_proxy.memory.engine import AsyncMemory
-from orma_proxy.server.messages import Turn, text_of
+from orma_proxy.memory.messages import Turn, text_of
 
 log = logging.getLogger(__name__)
 

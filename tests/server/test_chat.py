@@ -12,7 +12,7 @@ import pytest
 
 from orma_proxy import AsyncMemory, Memory, OrmaConfig
 from orma_proxy.embed.onnx import OnnxEmbedder
-from orma_proxy.server.messages import WEBUI_TASK_PREFIX
+from orma_proxy.memory.messages import WEBUI_TASK_PREFIX
 from tests.server.conftest import Proxy
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import time
 
 from orma_proxy import AsyncMemory
+from orma_proxy.memory.messages import Turn
 from orma_proxy.server.capture import Recorder
-from orma_proxy.server.messages import Turn
 
 SECRET = "My locker code is 88415."
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from orma_proxy.server.messages import recall_query
+from orma_proxy.memory.messages import recall_query
 
 
 def _user(text: str) -> dict[str, str]:
