@@ -1,11 +1,10 @@
 """``orma mcp``: Orma's memory as an MCP server over stdio, for coding agents.
 
 Built on the official SDK's ``MCPServer``. Everything opens in its lifespan
-and closes when the client hangs up: the memory file, one httpx client for
-sleep's upstream, and the ``SleepScheduler`` consolidating in the background
-exactly as in the proxy. stdout carries protocol only: the SDK serves it from
-a private descriptor and points fd 1 at stderr, and every log line goes to
-stderr.
+and closes when the client hangs up: ``open_runtime``, the same memory, httpx
+client for sleep's upstream and background ``SleepScheduler`` as the proxy's.
+stdout carries protocol only: the SDK serves it from a private descriptor and
+points fd 1 at stderr, and every log line goes to stderr.
 """
 
 from __future__ import annotations
@@ -20,10 +19,8 @@ from orma_proxy import __version__
 from orma_proxy.config import OrmaConfig
 from orma_proxy.embed.base import Embedder
 from orma_proxy.inputs import DEFAULT_SPACE
-from orma_proxy.mcp.tools import Runtime, register_tools
-from orma_proxy.memory.engine import AsyncMemory
-from orma_proxy.server.app import upstream_client
-from orma_proxy.sleep import SleepScheduler
+from orma_proxy.mcp.tools import register_tools
+from orma_proxy.memory.runtime import Runtime, open_runtime
 
 log = logging.getLogger(__name__)
 
@@ -44,18 +41,11 @@ def build_server(
 
     @asynccontextmanager
     async def lifespan(_: MCPServer[Runtime]) -> AsyncIterator[Runtime]:
-        async with (
-            AsyncMemory(config=config, embedder=embedder) as memory,
-            upstream_client(config) as http,
-        ):
-            await memory.warm_up()
-            scheduler = SleepScheduler(memory.sleeper(http=http), config)
-            scheduler.start()
-            log.info("orma mcp: database %s, sleep upstream %s", memory.path, config.upstream)
-            try:
-                yield Runtime(memory, scheduler)
-            finally:
-                await scheduler.close()
+        async with open_runtime(config, embedder=embedder) as runtime:
+            log.info(
+                "orma mcp: database %s, sleep upstream %s", runtime.memory.path, config.upstream
+            )
+            yield runtime
 
     server = MCPServer(
         "orma",

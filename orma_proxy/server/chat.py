@@ -36,6 +36,7 @@ from orma_proxy.recall.pack import MemoryBlock
 from orma_proxy.server.auth import Guard, header_value, requested_space
 from orma_proxy.server.capture import Flavor, Recorder, ReplyCapture
 from orma_proxy.server.errors import stream_error_event
+from orma_proxy.server.state import proxy_state
 from orma_proxy.server.upstream import Upstream
 from orma_proxy.sleep import UpstreamGate
 from webui_passthrough import coalesced, relay_response, response_headers, wire_headers
@@ -84,7 +85,7 @@ async def read_json_body(request: Request, limit: int) -> tuple[bytes, dict[str,
 
 async def handle_chat(request: Request, flavor: Flavor) -> Response:
     began = time.monotonic()  # a purge after this also covers what this turn records
-    state = request.app.state
+    state = proxy_state(request.app)
     config: OrmaConfig = state.config
     guard: Guard = state.guard
     upstream: Upstream = state.upstream
