@@ -10,7 +10,7 @@ import typer
 from orma_proxy.cli.serve_cmds import ModelOption, UpstreamOption
 from orma_proxy.cli.shared_options import DbOption, SpaceOption, configured, say, state
 from orma_proxy.inputs import DEFAULT_SPACE
-from orma_proxy.mcp.clients import CLIENTS, snippet
+from orma_proxy.mcp import CLIENTS, serve_stdio, snippet
 
 app = typer.Typer()
 
@@ -60,7 +60,5 @@ def mcp(
         typer.echo(found.text)
         say(cli.err, found.where)
         return
-    from orma_proxy.mcp.server import serve_stdio  # the SDK loads only for the server
-
     config = configured(db, upstream=upstream, model=model)
     serve_stdio(config, space=space, embedder=cli.embedder)

@@ -1,1 +1,15 @@
 """Turning raw text and files into sentences Orma can index and cite."""
+
+from orma_proxy.text.files import TEXT_SUFFIXES, read_text_file
+from orma_proxy.text.grams import SQL_FUNCTION, cjk_grams, query_grams
+from orma_proxy.text.segment import Segment, split_sentences
+
+__all__ = [
+    "SQL_FUNCTION",
+    "TEXT_SUFFIXES",
+    "Segment",
+    "cjk_grams",
+    "query_grams",
+    "read_text_file",
+    "split_sentences",
+]
