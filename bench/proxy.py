@@ -54,7 +54,7 @@ from bench.relay import bare_relay
 from orma_proxy import AsyncMemory, OrmaConfig
 from orma_proxy.embed.base import Embedder
 from orma_proxy.embed.models import load_embedder
-from orma_proxy.server import create_app
+from orma_proxy.server import create_app, proxy_state
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS_FILE = ROOT / "bench" / "PROXY_RESULTS.md"
@@ -226,7 +226,7 @@ def with_settle(app: Starlette) -> ASGIApp:
     async def wrapped(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["path"] == SETTLE_PATH:
             await asyncio.sleep(SETTLE_SECONDS)
-            await app.state.memory.flush()
+            await proxy_state(app).memory.flush()
             cpu = {"loop_cpu": time.thread_time(), "process_cpu": time.process_time()}
             await JSONResponse(cpu)(scope, receive, send)
             return

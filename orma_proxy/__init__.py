@@ -1,8 +1,7 @@
 """Orma: long-term memory for local LLMs, as an OpenAI-compatible proxy and a Python SDK."""
 
 from orma_proxy.config import OrmaConfig
-from orma_proxy.memory.engine import AsyncMemory
-from orma_proxy.memory.sync import Memory
+from orma_proxy.memory import AsyncMemory, Memory
 
 __all__ = ["AsyncMemory", "Memory", "OrmaConfig"]
 __version__ = "0.1.0"

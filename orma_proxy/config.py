@@ -10,17 +10,14 @@ proxy use.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from orma_proxy.config_load import default_home, load_config
 
-def default_home() -> Path:
-    """``$ORMA_DIR`` if set, else ``~/.orma``."""
-    env = os.environ.get("ORMA_DIR")
-    return Path(env).expanduser() if env else Path.home() / ".orma"
+__all__ = ["OrmaConfig"]
 
 
 class OrmaConfig(BaseModel):
@@ -453,9 +450,7 @@ class OrmaConfig(BaseModel):
     @classmethod
     def load(cls, **overrides: Any) -> OrmaConfig:
         """Code ``overrides`` > ``ORMA_*`` environment > ``<home>/config.toml`` > defaults."""
-        from orma_proxy.config_load import load_config
-
-        return load_config(overrides).config
+        return load_config(cls, overrides).config
 
     def resolved_db_path(self) -> Path:
         """The database file this configuration points at."""

@@ -5,6 +5,10 @@ the key ``x`` of ``<home>/config.toml`` (or the file ``ORMA_CONFIG`` names).
 Values are validated by ``OrmaConfig`` itself; an unknown TOML key or a bad
 value anywhere is a ``ConfigError`` naming where it came from. The origin of
 every value is kept so ``orma config`` can say why a value is what it is.
+
+The model is a parameter (``OrmaConfig.load`` passes itself): this module
+knows where values come from, ``config.py`` what they are, and only the
+config module imports the other.
 """
 
 from __future__ import annotations
@@ -17,12 +21,14 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, get_origin
+from typing import Any, Generic, TypeVar, get_origin
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
+from pydantic.fields import FieldInfo
 
-from orma_proxy.config import OrmaConfig, default_home
 from orma_proxy.errors import ConfigError
+
+__all__ = ["LoadedConfig", "default_home", "describe", "load_config"]
 
 log = logging.getLogger(__name__)
 
@@ -38,12 +44,20 @@ NOT_FROM_ENV = frozenset({"api_keys"})
 DEFAULT = "default"
 CODE = "code"
 
+Model = TypeVar("Model", bound=BaseModel)
+
+
+def default_home() -> Path:
+    """``$ORMA_DIR`` if set, else ``~/.orma``."""
+    env = os.environ.get(HOME_ENV)
+    return Path(env).expanduser() if env else Path.home() / ".orma"
+
 
 @dataclass(frozen=True)
-class LoadedConfig:
+class LoadedConfig(Generic[Model]):
     """The effective configuration, the origin of each value, and what was ignored."""
 
-    config: OrmaConfig
+    config: Model
     origins: dict[str, str]
     file: Path
     file_found: bool
@@ -55,21 +69,22 @@ def env_name(name: str) -> str:
 
 
 def load_config(
+    model: type[Model],
     overrides: Mapping[str, Any] | None = None,
     *,
     environ: Mapping[str, str] | None = None,
-) -> LoadedConfig:
-    """Merge the sources, validate once, and record where every value came from."""
+) -> LoadedConfig[Model]:
+    """Merge the sources into ``model``, validate once, and record where values came from."""
     environ = os.environ if environ is None else environ
     overrides = dict(overrides or {})
-    fields = OrmaConfig.model_fields
+    fields = model.model_fields
     unknown = sorted(set(overrides) - set(fields))
     if unknown:
         raise ConfigError(f"unknown configuration key {_suggest(unknown[0], fields)}")
-    from_env = _from_env(environ)
+    from_env = _from_env(fields, environ)
     home = overrides.get("home") or from_env.get("home") or default_home()
     path = Path(environ.get(FILE_ENV) or Path(home).expanduser() / FILE_NAME).expanduser()
-    from_file = _from_file(path)
+    from_file = _from_file(fields, path)
     origins = dict.fromkeys(fields, DEFAULT)
     values: dict[str, Any] = {}
     for source, origin in (
@@ -81,7 +96,7 @@ def load_config(
             values[key] = value
             origins[key] = f"env {env_name(key)}" if origin == "env" else origin
     try:
-        config = OrmaConfig(**values)
+        config = model(**values)
     except ValidationError as exc:
         raise ConfigError(_explain(exc, origins)) from None
     ignored = sorted(
@@ -96,9 +111,9 @@ def load_config(
     return LoadedConfig(config, origins, path, path.is_file(), ignored)
 
 
-def _from_env(environ: Mapping[str, str]) -> dict[str, Any]:
+def _from_env(fields: Mapping[str, FieldInfo], environ: Mapping[str, str]) -> dict[str, Any]:
     values: dict[str, Any] = {}
-    for name, info in OrmaConfig.model_fields.items():
+    for name, info in fields.items():
         raw = environ.get(env_name(name))
         if raw is None or name in NOT_FROM_ENV:
             continue
@@ -125,14 +140,13 @@ def _json(name: str, raw: str) -> Any:
         raise ConfigError(f"{env_name(name)} is not valid JSON: {exc}") from None
 
 
-def _from_file(path: Path) -> dict[str, Any]:
+def _from_file(fields: Mapping[str, FieldInfo], path: Path) -> dict[str, Any]:
     if not path.is_file():
         return {}
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"cannot read {path}: {exc}") from None
-    fields = OrmaConfig.model_fields
     unknown = sorted(set(data) - set(fields))
     if unknown:
         raise ConfigError(f"{path}: unknown key {_suggest(unknown[0], fields)}")
@@ -155,11 +169,11 @@ def _explain(exc: ValidationError, origins: Mapping[str, str]) -> str:
     return "invalid configuration: " + "; ".join(lines)
 
 
-def describe(loaded: LoadedConfig) -> list[tuple[str, str, str]]:
+def describe(loaded: LoadedConfig[Model]) -> list[tuple[str, str, str]]:
     """``(key, value, origin)`` for every field, secrets hidden, for ``orma config``."""
     rows = []
     data = loaded.config.model_dump(mode="json")
-    for name, info in OrmaConfig.model_fields.items():
+    for name, info in type(loaded.config).model_fields.items():
         value = data[name]
         if not info.repr and value:
             shown = "(set, hidden)"

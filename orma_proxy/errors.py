@@ -6,6 +6,29 @@ the CLI turns them into one line and a non-zero exit.
 
 from __future__ import annotations
 
+__all__ = [
+    "AuthenticationError",
+    "BadRequestError",
+    "ConfigError",
+    "EmbedderError",
+    "EmbedderMismatchError",
+    "ExtractionError",
+    "InputError",
+    "LeaseHeldError",
+    "ModelUnavailableError",
+    "NotAnOrmaDatabaseError",
+    "OrmaError",
+    "PayloadTooLargeError",
+    "PermissionDeniedError",
+    "ProxyError",
+    "ReadOnlyError",
+    "SchemaTooNewError",
+    "SleepError",
+    "StoreError",
+    "UnreadableFileError",
+    "UpstreamUnavailableError",
+]
+
 
 class OrmaError(Exception):
     """Base of every error Orma raises on purpose."""

@@ -5,3 +5,6 @@ errors become exit codes; ``shared_options.py`` the options and helpers every co
 shares; each group of commands lives in its own module (``memory_cmds.py``...)
 with its own ``typer.Typer()`` that ``app.py`` merges in.
 """
+
+# The entry point is ``orma_proxy.cli.app:main``; no other package imports the CLI.
+__all__: list[str] = []

@@ -98,7 +98,7 @@ def config(
     options on top, e.g. `orma proxy --upstream`.
     """
     cli = state(ctx)
-    loaded = load_config({} if db is None else {"db_path": db})
+    loaded = load_config(OrmaConfig, {} if db is None else {"db_path": db})
     values = settings(loaded.config)
     if json_out:
         print_json({**values, "origins": loaded.origins, "config_file": str(loaded.file)})

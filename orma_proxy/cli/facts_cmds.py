@@ -23,6 +23,7 @@ from orma_proxy.cli.shared_options import (
     state,
 )
 from orma_proxy.errors import InputError
+from orma_proxy.inputs import DEFAULT_SPACE
 from orma_proxy.recall.states import Event, State
 
 app = typer.Typer()
@@ -63,7 +64,7 @@ def facts(
     history: Annotated[
         bool, typer.Option("--history", help="Also closed states, and what replaced them.")
     ] = False,
-    space: SpaceOption = "default",
+    space: SpaceOption = DEFAULT_SPACE,
     db: DbOption = None,
     json_out: JsonOption = False,
 ) -> None:
@@ -109,7 +110,7 @@ def recall(
         int | None,
         typer.Option(help="Token budget (at most the configured one).", metavar="TOKENS", min=64),
     ] = None,
-    space: SpaceOption = "default",
+    space: SpaceOption = DEFAULT_SPACE,
     db: DbOption = None,
     json_out: JsonOption = False,
 ) -> None:
@@ -148,7 +149,7 @@ def forbid(
     rule: Annotated[
         str, typer.Argument(help="What must never be done.", metavar="RULE", show_default=False)
     ],
-    space: SpaceOption = "default",
+    space: SpaceOption = DEFAULT_SPACE,
     db: DbOption = None,
     json_out: JsonOption = False,
 ) -> None:
@@ -179,7 +180,7 @@ def forget(
             callback=sqlite_id("state"),
         ),
     ],
-    space: SpaceOption = "default",
+    space: SpaceOption = DEFAULT_SPACE,
     db: DbOption = None,
     json_out: JsonOption = False,
 ) -> None:

@@ -31,6 +31,7 @@ from orma_proxy.cli.shared_options import (
 )
 from orma_proxy.errors import InputError
 from orma_proxy.forget import ForgetResult
+from orma_proxy.inputs import DEFAULT_SPACE
 
 app = typer.Typer()
 
@@ -86,7 +87,7 @@ def supersede(
         ),
     ],
     dry_run: DryRunOption = False,
-    space: SpaceOption = "default",
+    space: SpaceOption = DEFAULT_SPACE,
     db: DbOption = None,
     json_out: JsonOption = False,
 ) -> None:
@@ -139,7 +140,7 @@ def release(
             help="Most passages released (default: config).", min=1, callback=sqlite_count
         ),
     ] = None,
-    space: SpaceOption = "default",
+    space: SpaceOption = DEFAULT_SPACE,
     db: DbOption = None,
     json_out: JsonOption = False,
 ) -> None:
@@ -179,7 +180,7 @@ def unrelease(
             callback=sqlite_id("release"),
         ),
     ],
-    space: SpaceOption = "default",
+    space: SpaceOption = DEFAULT_SPACE,
     db: DbOption = None,
     json_out: JsonOption = False,
 ) -> None:
@@ -211,7 +212,7 @@ def purge(
     ] = None,
     dry_run: DryRunOption = False,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
-    space: SpaceOption = "default",
+    space: SpaceOption = DEFAULT_SPACE,
     db: DbOption = None,
     json_out: JsonOption = False,
 ) -> None:

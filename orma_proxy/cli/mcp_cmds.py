@@ -9,7 +9,8 @@ import typer
 
 from orma_proxy.cli.serve_cmds import ModelOption, UpstreamOption
 from orma_proxy.cli.shared_options import DbOption, SpaceOption, configured, say, state
-from orma_proxy.mcp.clients import CLIENTS, snippet
+from orma_proxy.inputs import DEFAULT_SPACE
+from orma_proxy.mcp import CLIENTS, serve_stdio, snippet
 
 app = typer.Typer()
 
@@ -23,14 +24,14 @@ def _check_client(value: str | None) -> str | None:
 def _server_args(db: Path | None, space: str) -> list[str]:
     """The options the client must pass for the same database and space as this command."""
     args = ["--db", str(db.expanduser().resolve())] if db is not None else []
-    return [*args, "--space", space] if space != "default" else args
+    return [*args, "--space", space] if space != DEFAULT_SPACE else args
 
 
 @app.command(rich_help_panel="Serve")
 def mcp(
     ctx: typer.Context,
     db: DbOption = None,
-    space: SpaceOption = "default",
+    space: SpaceOption = DEFAULT_SPACE,
     upstream: UpstreamOption = None,
     model: ModelOption = None,
     print_config: Annotated[
@@ -59,7 +60,5 @@ def mcp(
         typer.echo(found.text)
         say(cli.err, found.where)
         return
-    from orma_proxy.mcp.server import serve_stdio  # the SDK loads only for the server
-
     config = configured(db, upstream=upstream, model=model)
     serve_stdio(config, space=space, embedder=cli.embedder)

@@ -32,6 +32,7 @@ from orma_proxy.cli.shared_options import (
 )
 from orma_proxy.embed.models import KNOWN
 from orma_proxy.errors import InputError, OrmaError, StoreError
+from orma_proxy.inputs import DEFAULT_SPACE
 from orma_proxy.memory.files import StoredPiece
 from orma_proxy.memory.sync import Memory
 from orma_proxy.store.episodes import ROLES
@@ -246,7 +247,7 @@ def add(
             "process or `orma reindex --pending`.",
         ),
     ] = False,
-    space: SpaceOption = "default",
+    space: SpaceOption = DEFAULT_SPACE,
     db: DbOption = None,
     json_out: JsonOption = False,
 ) -> None:
@@ -314,7 +315,7 @@ def search(
         ),
     ],
     k: Annotated[int, typer.Option("-k", help="How many passages.", metavar="N", min=1)] = 10,
-    space: SpaceOption = "default",
+    space: SpaceOption = DEFAULT_SPACE,
     db: DbOption = None,
     json_out: JsonOption = False,
 ) -> None:

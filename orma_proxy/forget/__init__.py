@@ -1,5 +1,21 @@
 """Forgetting on request: correct (supersede), hide (release), erase (purge), each audited."""
 
+from orma_proxy.forget.audit import read_audit
+from orma_proxy.forget.purge import purge
+from orma_proxy.forget.release import release, unrelease
 from orma_proxy.forget.results import Affected, AuditEntry, ForgetResult, Operation
+from orma_proxy.forget.supersede import supersede
+from orma_proxy.forget.tombstones import add_unless_purged
 
-__all__ = ["Affected", "AuditEntry", "ForgetResult", "Operation"]
+__all__ = [
+    "Affected",
+    "AuditEntry",
+    "ForgetResult",
+    "Operation",
+    "add_unless_purged",
+    "purge",
+    "read_audit",
+    "release",
+    "supersede",
+    "unrelease",
+]

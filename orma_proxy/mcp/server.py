@@ -1,11 +1,10 @@
 """``orma mcp``: Orma's memory as an MCP server over stdio, for coding agents.
 
 Built on the official SDK's ``MCPServer``. Everything opens in its lifespan
-and closes when the client hangs up: the memory file, one httpx client for
-sleep's upstream, and the ``SleepScheduler`` consolidating in the background
-exactly as in the proxy. stdout carries protocol only: the SDK serves it from
-a private descriptor and points fd 1 at stderr, and every log line goes to
-stderr.
+and closes when the client hangs up: ``open_runtime``, the same memory, httpx
+client for sleep's upstream and background ``SleepScheduler`` as the proxy's.
+stdout carries protocol only: the SDK serves it from a private descriptor and
+points fd 1 at stderr, and every log line goes to stderr.
 """
 
 from __future__ import annotations
@@ -19,10 +18,9 @@ from mcp.server.mcpserver import MCPServer
 from orma_proxy import __version__
 from orma_proxy.config import OrmaConfig
 from orma_proxy.embed.base import Embedder
-from orma_proxy.mcp.tools import Runtime, register_tools
-from orma_proxy.memory.engine import AsyncMemory
-from orma_proxy.server.app import upstream_client
-from orma_proxy.sleep import SleepScheduler
+from orma_proxy.inputs import DEFAULT_SPACE
+from orma_proxy.mcp.tools import register_tools
+from orma_proxy.memory.runtime import Runtime, open_runtime
 
 log = logging.getLogger(__name__)
 
@@ -37,24 +35,17 @@ a secret or personal data for good, call orma_purge with dry_run first."""
 
 
 def build_server(
-    config: OrmaConfig, *, space: str = "default", embedder: Embedder | None = None
+    config: OrmaConfig, *, space: str = DEFAULT_SPACE, embedder: Embedder | None = None
 ) -> MCPServer[Runtime]:
     """The MCP server for ``config``'s database; ``space`` is the tools' default space."""
 
     @asynccontextmanager
     async def lifespan(_: MCPServer[Runtime]) -> AsyncIterator[Runtime]:
-        async with (
-            AsyncMemory(config=config, embedder=embedder) as memory,
-            upstream_client(config) as http,
-        ):
-            await memory.warm_up()
-            scheduler = SleepScheduler(memory.sleeper(http=http), config)
-            scheduler.start()
-            log.info("orma mcp: database %s, sleep upstream %s", memory.path, config.upstream)
-            try:
-                yield Runtime(memory, scheduler)
-            finally:
-                await scheduler.close()
+        async with open_runtime(config, embedder=embedder) as runtime:
+            log.info(
+                "orma mcp: database %s, sleep upstream %s", runtime.memory.path, config.upstream
+            )
+            yield runtime
 
     server = MCPServer(
         "orma",
@@ -69,7 +60,7 @@ def build_server(
 
 
 def serve_stdio(
-    config: OrmaConfig, *, space: str = "default", embedder: Embedder | None = None
+    config: OrmaConfig, *, space: str = DEFAULT_SPACE, embedder: Embedder | None = None
 ) -> None:
     """Serve over stdin/stdout until the client closes stdin."""
     orma_log = logging.getLogger("orma_proxy")

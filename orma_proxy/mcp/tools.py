@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
@@ -22,9 +21,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from orma_proxy.errors import OrmaError
 from orma_proxy.forget import ForgetResult
-from orma_proxy.memory.engine import AsyncMemory
+from orma_proxy.memory.runtime import Runtime
 from orma_proxy.recall.states import State
-from orma_proxy.sleep import SleepScheduler
 
 Kind = Literal["note", "decision", "rule", "constraint", "anti_pattern"]
 Role = Literal["user", "assistant", "note", "document", "tool"]
@@ -57,14 +55,6 @@ PurgeArg = Annotated[
 DryRunArg = Annotated[
     bool, Field(description="Only report exactly what would be affected; change nothing.")
 ]
-
-
-@dataclass(frozen=True)
-class Runtime:
-    """What the server's lifespan opens and every tool call uses."""
-
-    memory: AsyncMemory
-    scheduler: SleepScheduler
 
 
 OrmaContext = Context[Runtime, Any]

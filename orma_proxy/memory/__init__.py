@@ -1,1 +1,35 @@
 """The SDK: ``AsyncMemory`` (the engine) and ``Memory`` (its synchronous wrapper)."""
+
+from orma_proxy.memory.engine import AsyncMemory, When
+from orma_proxy.memory.files import StoredPiece
+from orma_proxy.memory.messages import (
+    WEBUI_TASK_PREFIX,
+    Message,
+    Turn,
+    clean_text,
+    inject_block,
+    is_webui_task,
+    new_turns,
+    text_of,
+    valid_messages,
+)
+from orma_proxy.memory.runtime import Runtime, open_runtime
+from orma_proxy.memory.sync import Memory
+
+__all__ = [
+    "WEBUI_TASK_PREFIX",
+    "AsyncMemory",
+    "Memory",
+    "Message",
+    "Runtime",
+    "StoredPiece",
+    "Turn",
+    "When",
+    "clean_text",
+    "inject_block",
+    "is_webui_task",
+    "new_turns",
+    "open_runtime",
+    "text_of",
+    "valid_messages",
+]

@@ -27,9 +27,10 @@ from orma_proxy.forget.purge import purge
 from orma_proxy.forget.release import release, unrelease
 from orma_proxy.forget.supersede import supersede
 from orma_proxy.forget.tombstones import add_unless_purged
-from orma_proxy.inputs import check_space, check_text
+from orma_proxy.inputs import DEFAULT_SPACE, check_space, check_text
 from orma_proxy.memory.files import StoredPiece, store_file
 from orma_proxy.memory.indexer import Indexer
+from orma_proxy.memory.messages import inject_block, recall_query, text_of
 from orma_proxy.memory.priority import lower_thread_priority
 from orma_proxy.memory.stats import Stats, collect_stats
 from orma_proxy.portable.export import export_to
@@ -174,7 +175,7 @@ class AsyncMemory:
     async def add(
         self,
         text: str,
-        space: str = "default",
+        space: str = DEFAULT_SPACE,
         role: str = "note",
         at: When = None,
         *,
@@ -236,7 +237,7 @@ class AsyncMemory:
     async def add_file(
         self,
         path: str | Path,
-        space: str = "default",
+        space: str = DEFAULT_SPACE,
         role: str = "document",
         *,
         on_piece: Callable[[StoredPiece], None] | None = None,
@@ -260,7 +261,9 @@ class AsyncMemory:
 
         return await store_file(path, self.config.file_piece_chars, store, on_piece, stop)
 
-    async def observe(self, role: str, text: str, space: str = "default", at: When = None) -> int:
+    async def observe(
+        self, role: str, text: str, space: str = DEFAULT_SPACE, at: When = None
+    ) -> int:
         """Record one chat turn (``user``, ``assistant`` or ``tool``)."""
         if role not in ("user", "assistant", "tool"):
             raise InputError(f"observe() records user, assistant or tool turns, not {role!r}")
@@ -320,7 +323,7 @@ class AsyncMemory:
 
     # --- reading -------------------------------------------------------------------
 
-    async def search(self, query: str, space: str = "default", k: int = 10) -> SearchResult:
+    async def search(self, query: str, space: str = DEFAULT_SPACE, k: int = 10) -> SearchResult:
         """Hybrid (BM25 + vector) search of one space; no LLM involved."""
         db = self._opened()
         query = check_text(query, "query")
@@ -343,7 +346,7 @@ class AsyncMemory:
     async def recall(
         self,
         query: str,
-        space: str = "default",
+        space: str = DEFAULT_SPACE,
         *,
         budget_tokens: int | None = None,
         exclude_texts: Iterable[str] = (),
@@ -380,36 +383,51 @@ class AsyncMemory:
         self._access.record(space, block.keys(), now)
         return block
 
+    async def recall_conversation(
+        self,
+        messages: list[dict[str, Any]],
+        space: str = DEFAULT_SPACE,
+        *,
+        budget_tokens: int | None = None,
+        at: When = None,
+        count_tokens: TokenCounter | None = None,
+    ) -> MemoryBlock:
+        """The memory block for a chat turn: what ``build_context`` and the proxy inject.
+
+        The query is the latest user message, then a little of the ones before it
+        (``recall_query``); the last ``recall_exclude_messages`` messages are left
+        out of the block, since the model sees them already. A conversation with
+        no user text gets an empty block.
+        """
+        query = recall_query(
+            messages, self.config.recall_context_messages, self.config.recall_context_chars
+        )
+        if not query.strip():
+            return MemoryBlock("", 0)
+        recent = messages[-self.config.recall_exclude_messages :]
+        return await self.recall(
+            query,
+            space,
+            budget_tokens=budget_tokens,
+            exclude_texts=[text_of(m.get("content")) for m in recent],
+            at=at,
+            count_tokens=count_tokens,
+        )
+
     async def build_context(
         self,
         messages: list[dict[str, Any]],
-        space: str = "default",
+        space: str = DEFAULT_SPACE,
         *,
         budget_tokens: int | None = None,
         at: When = None,
     ) -> list[dict[str, Any]]:
         """``messages`` with the memory block merged into the system prompt, as the proxy does.
 
-        The query is the latest user message (then the one before it); the block is
-        appended to the first system message, or a system message is added first.
-        The list given is not changed.
+        The block is ``recall_conversation``'s, appended to the first system
+        message, or a system message is added first. The list given is not changed.
         """
-        # Imported here: orma_proxy.server's package imports this module.
-        from orma_proxy.server.messages import inject_block, recall_query, text_of
-
-        query = recall_query(
-            messages, self.config.recall_context_messages, self.config.recall_context_chars
-        )
-        if not query.strip():
-            return list(messages)
-        recent = messages[-self.config.recall_exclude_messages :]
-        block = await self.recall(
-            query,
-            space,
-            budget_tokens=budget_tokens,
-            exclude_texts=[text_of(m.get("content")) for m in recent],
-            at=at,
-        )
+        block = await self.recall_conversation(messages, space, budget_tokens=budget_tokens, at=at)
         return list(messages) if block.empty else inject_block(messages, block.text)
 
     @cached_property
@@ -490,14 +508,14 @@ class AsyncMemory:
             space = check_space(space)
         return await self.sleeper().sleep(space, model=model, redo=redo)
 
-    async def facts(self, space: str = "default", include_history: bool = False) -> list[State]:
+    async def facts(self, space: str = DEFAULT_SPACE, include_history: bool = False) -> list[State]:
         """Active states of a space; with history, also closed ones and what replaced them."""
         db = self._opened()
         return await list_facts(db.reader, check_space(space), include_history=include_history)
 
     # --- states set by hand: forbid a rule now, forget a state --------------------------
 
-    async def forbid(self, rule: str, space: str = "default") -> State:
+    async def forbid(self, rule: str, space: str = DEFAULT_SPACE) -> State:
         """Register ``rule`` as forbidden at once: a ``forbidden_<name>`` state, no sleep needed.
 
         The rule is stored as a note (the episode the state cites) and applied
@@ -513,7 +531,7 @@ class AsyncMemory:
         )
         return await self._state(space, state_id)
 
-    async def forget(self, state_id: int, space: str = "default") -> State:
+    async def forget(self, state_id: int, space: str = DEFAULT_SPACE) -> State:
         """Close state ``state_id`` now. It stays in history, never deleted.
 
         An unknown id, another space's id or an already closed state is an ``InputError``.
@@ -534,7 +552,7 @@ class AsyncMemory:
     # --- forgetting on request and portability (orma_proxy/forget, orma_proxy/portable) --
 
     async def supersede(
-        self, old: str | int, new: str, space: str = "default", *, dry_run: bool = False
+        self, old: str | int, new: str, space: str = DEFAULT_SPACE, *, dry_run: bool = False
     ) -> ForgetResult:
         """Correct a fact: what says ``old`` (a text, or a state id) gives way to ``new``.
 
@@ -553,7 +571,7 @@ class AsyncMemory:
     async def release(
         self,
         query: str,
-        space: str = "default",
+        space: str = DEFAULT_SPACE,
         *,
         threshold: float | None = None,
         max_items: int | None = None,
@@ -575,14 +593,18 @@ class AsyncMemory:
             db, query, vector, space, threshold=threshold, max_items=max_items, dry_run=dry_run
         )
 
-    async def unrelease(self, release_id: int, space: str = "default") -> ForgetResult:
+    async def unrelease(self, release_id: int, space: str = DEFAULT_SPACE) -> ForgetResult:
         """Undo release ``release_id``: its passages, states and events are recalled again."""
         if isinstance(release_id, bool) or not isinstance(release_id, int):
             raise InputError(f"release_id must be an integer, not {release_id!r}")
         return await unrelease(self._opened(), release_id, check_space(space))
 
     async def purge(
-        self, query_or_ids: str | Iterable[int], space: str = "default", *, dry_run: bool = False
+        self,
+        query_or_ids: str | Iterable[int],
+        space: str = DEFAULT_SPACE,
+        *,
+        dry_run: bool = False,
     ) -> ForgetResult:
         """Erase the episodes containing a text (or with these ids), down to the file's bytes.
 

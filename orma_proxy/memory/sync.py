@@ -19,6 +19,7 @@ from orma_proxy.config import OrmaConfig
 from orma_proxy.embed.base import Embedder
 from orma_proxy.errors import OrmaError
 from orma_proxy.forget import AuditEntry, ForgetResult
+from orma_proxy.inputs import DEFAULT_SPACE
 from orma_proxy.memory.engine import AsyncMemory, When
 from orma_proxy.memory.files import StoredPiece
 from orma_proxy.memory.stats import Stats
@@ -96,14 +97,16 @@ class Memory:
     def embedder(self) -> Embedder:
         return self._async.embedder
 
-    def add(self, text: str, space: str = "default", role: str = "note", at: When = None) -> int:
+    def add(
+        self, text: str, space: str = DEFAULT_SPACE, role: str = "note", at: When = None
+    ) -> int:
         """Store ``text`` as an episode; returns its id. Durable once returned."""
         return self._runner.run(self._async.add(text, space=space, role=role, at=at))
 
     def add_file(
         self,
         path: str | Path,
-        space: str = "default",
+        space: str = DEFAULT_SPACE,
         *,
         on_piece: Callable[[StoredPiece], None] | None = None,
         stop: Callable[[], bool] | None = None,
@@ -116,7 +119,7 @@ class Memory:
             self._async.add_file(path, space=space, on_piece=on_piece, stop=stop)
         )
 
-    def observe(self, role: str, text: str, space: str = "default", at: When = None) -> int:
+    def observe(self, role: str, text: str, space: str = DEFAULT_SPACE, at: When = None) -> int:
         """Record one chat turn (user, assistant or tool)."""
         return self._runner.run(self._async.observe(role, text, space=space, at=at))
 
@@ -126,7 +129,7 @@ class Memory:
         """Embed these episodes' sentences now, without waiting for any other backlog."""
         self._runner.run(self._async.embed_episodes(episode_ids, on_embedded=on_embedded))
 
-    def search(self, query: str, space: str = "default", k: int = 10) -> SearchResult:
+    def search(self, query: str, space: str = DEFAULT_SPACE, k: int = 10) -> SearchResult:
         """Hybrid BM25 + vector search of one space."""
         return self._runner.run(self._async.search(query, space=space, k=k))
 
@@ -143,14 +146,14 @@ class Memory:
         """Consolidate pending episodes into states and events now."""
         return self._runner.run(self._async.sleep(space, model=model, redo=redo))
 
-    def facts(self, space: str = "default", include_history: bool = False) -> list[State]:
+    def facts(self, space: str = DEFAULT_SPACE, include_history: bool = False) -> list[State]:
         """Active states of a space (with history: closed ones too)."""
         return self._runner.run(self._async.facts(space, include_history=include_history))
 
     def recall(
         self,
         query: str,
-        space: str = "default",
+        space: str = DEFAULT_SPACE,
         budget_tokens: int | None = None,
         *,
         at: When = None,
@@ -163,7 +166,7 @@ class Memory:
     def build_context(
         self,
         messages: list[dict[str, Any]],
-        space: str = "default",
+        space: str = DEFAULT_SPACE,
         *,
         budget_tokens: int | None = None,
         at: When = None,
@@ -173,18 +176,18 @@ class Memory:
             self._async.build_context(messages, space, budget_tokens=budget_tokens, at=at)
         )
 
-    def forbid(self, rule: str, space: str = "default") -> State:
+    def forbid(self, rule: str, space: str = DEFAULT_SPACE) -> State:
         """Register ``rule`` as forbidden now (a ``forbidden_<name>`` state)."""
         return self._runner.run(self._async.forbid(rule, space))
 
-    def forget(self, state_id: int, space: str = "default") -> State:
+    def forget(self, state_id: int, space: str = DEFAULT_SPACE) -> State:
         """Close a state now; it stays in history."""
         return self._runner.run(self._async.forget(state_id, space))
 
     # --- forgetting on request and portability: see AsyncMemory ---------------------
 
     def supersede(
-        self, old: str | int, new: str, space: str = "default", *, dry_run: bool = False
+        self, old: str | int, new: str, space: str = DEFAULT_SPACE, *, dry_run: bool = False
     ) -> ForgetResult:
         """Correct a fact: what says ``old`` (a text, or a state id) gives way to ``new``."""
         return self._runner.run(self._async.supersede(old, new, space, dry_run=dry_run))
@@ -192,7 +195,7 @@ class Memory:
     def release(
         self,
         query: str,
-        space: str = "default",
+        space: str = DEFAULT_SPACE,
         *,
         threshold: float | None = None,
         max_items: int | None = None,
@@ -205,12 +208,16 @@ class Memory:
             )
         )
 
-    def unrelease(self, release_id: int, space: str = "default") -> ForgetResult:
+    def unrelease(self, release_id: int, space: str = DEFAULT_SPACE) -> ForgetResult:
         """Recall what release ``release_id`` hid again."""
         return self._runner.run(self._async.unrelease(release_id, space))
 
     def purge(
-        self, query_or_ids: str | Iterable[int], space: str = "default", *, dry_run: bool = False
+        self,
+        query_or_ids: str | Iterable[int],
+        space: str = DEFAULT_SPACE,
+        *,
+        dry_run: bool = False,
     ) -> ForgetResult:
         """Erase episodes containing a text (or with these ids), down to the file's bytes."""
         return self._runner.run(self._async.purge(query_or_ids, space, dry_run=dry_run))

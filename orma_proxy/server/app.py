@@ -1,18 +1,16 @@
-"""``create_app(config)``: the Starlette app; resources live on ``app.state``.
+"""``create_app(config)``: the Starlette app; its resources are one ``ProxyState``.
 
 Everything is opened in the lifespan and closed after it, nothing at import:
-the memory (SQLite + embedder), one pooled ``httpx.AsyncClient`` for the
-upstream (or the one a caller injects, e.g. a test swapping its transport), the
-recorder's background tasks, sleep consolidation on the same event loop
-(which yields the upstream to chat requests through the gate), and the viz
-page's own read-only connection.
+``open_runtime`` (the memory, one pooled ``httpx.AsyncClient`` for the upstream
+or the one a caller injects, sleep consolidating on the same event loop and
+yielding the upstream to chat requests through the gate), then the recorder's
+background tasks and the viz page's own read-only connection.
 """
 
 from __future__ import annotations
 
 import gc
 import logging
-from collections import OrderedDict
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -23,7 +21,7 @@ from starlette.routing import Route
 
 from orma_proxy.config import OrmaConfig
 from orma_proxy.embed.base import Embedder
-from orma_proxy.memory.engine import AsyncMemory
+from orma_proxy.memory.runtime import open_runtime
 from orma_proxy.server.auth import Guard
 from orma_proxy.server.capture import Recorder
 from orma_proxy.server.chat import chat_completions, ollama_chat
@@ -31,24 +29,14 @@ from orma_proxy.server.errors import EXCEPTION_HANDLERS
 from orma_proxy.server.forget import forget
 from orma_proxy.server.ops import health, last_block, not_found, passthrough
 from orma_proxy.server.paths import NormalPaths
+from orma_proxy.server.state import ProxyState
 from orma_proxy.server.upstream import Upstream
 from orma_proxy.server.viz import open_viz_reader, viz_routes
 from orma_proxy.server.viz import page as viz_page
-from orma_proxy.sleep import SleepScheduler, UpstreamGate
 
 log = logging.getLogger(__name__)
 
 ALL_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
-
-
-def upstream_client(config: OrmaConfig) -> httpx.AsyncClient:
-    """The pooled client for the upstream: short connect timeout, long read timeout."""
-    return httpx.AsyncClient(
-        timeout=httpx.Timeout(config.read_timeout, connect=config.connect_timeout),
-        limits=httpx.Limits(max_connections=200, max_keepalive_connections=50),
-        follow_redirects=False,
-        trust_env=False,
-    )
 
 
 def _settle_heap() -> None:
@@ -84,35 +72,36 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        client = http_client or upstream_client(config)
-        memory = AsyncMemory(config=config, embedder=embedder)
-        await memory.open()
-        await memory.warm_up()
-        app.state.config = config
-        app.state.memory = memory
-        app.state.guard = Guard(config.api_keys)
-        app.state.upstream = Upstream(config, client)
-        gate = UpstreamGate()
-        scheduler = SleepScheduler(memory.sleeper(http=client, gate=gate), config)
-        app.state.gate = gate
-        app.state.sleep = scheduler
-        app.state.recorder = Recorder(memory, on_recorded=scheduler.notify)
-        app.state.last_blocks = OrderedDict()
-        app.state.viz_reader = await open_viz_reader(memory)
-        if background_sleep:
-            scheduler.start()
-        if own_process:
-            _settle_heap()
-        log.info("orma proxy: upstream %s, database %s", app.state.upstream.base, memory.path)
-        try:
-            yield
-        finally:
-            await scheduler.close()
-            await app.state.recorder.close()
-            await app.state.viz_reader.close()
-            if http_client is None:
-                await client.aclose()
-            await memory.close()
+        async with open_runtime(
+            config,
+            embedder=embedder,
+            http_client=http_client,
+            background_sleep=background_sleep,
+        ) as runtime:
+            memory, scheduler = runtime.memory, runtime.scheduler
+            recorder = Recorder(memory, on_recorded=scheduler.notify)
+            viz_reader = await open_viz_reader(memory)
+            upstream = Upstream(config, runtime.http)
+            app.state.orma = ProxyState(
+                config=config,
+                memory=memory,
+                guard=Guard(config.api_keys),
+                upstream=upstream,
+                gate=runtime.gate,
+                sleep=scheduler,
+                recorder=recorder,
+                viz_reader=viz_reader,
+                owned_paths=owned_paths,
+            )
+            if own_process:
+                _settle_heap()
+            log.info("orma proxy: upstream %s, database %s", upstream.base, memory.path)
+            try:
+                yield
+            finally:
+                await scheduler.close()  # first: recordings drained below start no sleep
+                await recorder.close()
+                await viz_reader.close()
 
     routes = [
         *([Route("/", viz_page, methods=["GET"])] if viz_at_root else []),
@@ -125,14 +114,13 @@ def create_app(
         *viz_routes(),
         Route("/_orma/{rest:path}", not_found, methods=ALL_METHODS),
     ]
-    app = Starlette(
+    # Orma's own paths answer 405 to other methods instead of falling through upstream.
+    owned_paths = frozenset(
+        route.path for route in routes if isinstance(route, Route) and "{" not in route.path
+    )
+    return Starlette(
         routes=[*routes, Route("/{path:path}", passthrough, methods=ALL_METHODS)],
         middleware=[Middleware(NormalPaths)],
         lifespan=lifespan,
         exception_handlers=EXCEPTION_HANDLERS,
     )
-    # Orma's own paths answer 405 to other methods instead of falling through upstream.
-    app.state.owned_paths = frozenset(
-        route.path for route in routes if isinstance(route, Route) and "{" not in route.path
-    )
-    return app

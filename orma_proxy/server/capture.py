@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 from orma_proxy.memory.engine import AsyncMemory
-from orma_proxy.server.messages import Turn, clean_text, text_of
+from orma_proxy.memory.messages import Turn, clean_text, text_of
 
 log = logging.getLogger(__name__)
 

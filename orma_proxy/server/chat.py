@@ -24,20 +24,19 @@ from starlette.responses import Response
 from orma_proxy.config import OrmaConfig
 from orma_proxy.errors import BadRequestError, PayloadTooLargeError
 from orma_proxy.memory.engine import AsyncMemory
-from orma_proxy.recall.pack import MemoryBlock
-from orma_proxy.server.auth import Guard, header_value, requested_space
-from orma_proxy.server.capture import Flavor, Recorder, ReplyCapture
-from orma_proxy.server.errors import stream_error_event, upstream_failure
-from orma_proxy.server.messages import (
+from orma_proxy.memory.messages import (
     Message,
     clean_text,
     inject_block,
     is_webui_task,
     new_turns,
-    recall_query,
-    text_of,
     valid_messages,
 )
+from orma_proxy.recall.pack import MemoryBlock
+from orma_proxy.server.auth import Guard, header_value, requested_space
+from orma_proxy.server.capture import Flavor, Recorder, ReplyCapture
+from orma_proxy.server.errors import stream_error_event, upstream_failure
+from orma_proxy.server.state import proxy_state
 from orma_proxy.server.upstream import Upstream
 from orma_proxy.sleep import UpstreamGate
 from webui_passthrough import coalesced, relay_response, response_headers, wire_headers
@@ -86,7 +85,7 @@ async def read_json_body(request: Request, limit: int) -> tuple[bytes, dict[str,
 
 async def handle_chat(request: Request, flavor: Flavor) -> Response:
     began = time.time()  # a purge after this, in any process, also binds what this turn records
-    state = request.app.state
+    state = proxy_state(request.app)
     config: OrmaConfig = state.config
     guard: Guard = state.guard
     upstream: Upstream = state.upstream
@@ -257,16 +256,13 @@ async def _recall(
     space: str,
     body: dict[str, Any],
 ) -> MemoryBlock:
-    query = recall_query(messages, config.recall_context_messages, config.recall_context_chars)
-    if not query.strip():
-        return MemoryBlock("", 0)
+    """The SDK's block for this turn, within the share of the model's window memory may take."""
     model = body.get("model") if isinstance(body.get("model"), str) else None
     window = await upstream.context_window(model, body)
     budget = config.budget_tokens
     if window:
         budget = min(budget, int(window * config.max_context_share))
-    recent = [text_of(m.get("content")) for m in messages[-config.recall_exclude_messages :]]
-    return await memory.recall(query, space, budget_tokens=budget, exclude_texts=recent)
+    return await memory.recall_conversation(messages, space, budget_tokens=budget)
 
 
 def _with_block(raw: bytes, body: dict[str, Any], messages: list[Message]) -> bytes:

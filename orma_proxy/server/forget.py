@@ -25,6 +25,7 @@ from orma_proxy.forget import ForgetResult
 from orma_proxy.memory.engine import AsyncMemory
 from orma_proxy.server.auth import Guard, asked_space
 from orma_proxy.server.chat import read_json_body
+from orma_proxy.server.state import proxy_state
 from orma_proxy.store import MAX_ROW_ID
 
 # An id SQLite can hold; past it, a 400 rather than an overflow.
@@ -50,7 +51,7 @@ class ForgetRequest(BaseModel):
 
 async def forget(request: Request) -> Response:
     """Run one forgetting operation for the caller's space."""
-    state = request.app.state
+    state = proxy_state(request.app)
     guard: Guard = state.guard
     access = guard.authenticate(request.headers)
     _, body = await read_json_body(request, state.config.max_body_bytes)

@@ -11,6 +11,7 @@ from orma_proxy.config import OrmaConfig
 from orma_proxy.errors import PermissionDeniedError
 from orma_proxy.memory.engine import AsyncMemory
 from orma_proxy.server.auth import Guard, asked_space
+from orma_proxy.server.state import proxy_state
 from orma_proxy.server.upstream import Upstream
 from webui_passthrough import forward
 
@@ -22,7 +23,7 @@ async def health(request: Request) -> Response:
     the upstream's URL and how much each space holds are for key holders, and
     a key sees the counts of its own spaces only (a ``*`` key sees everything).
     """
-    state = request.app.state
+    state = proxy_state(request.app)
     guard: Guard = state.guard
     upstream: Upstream = state.upstream
     access = guard.identify(request.headers)
@@ -62,10 +63,10 @@ async def health(request: Request) -> Response:
 
 async def last_block(request: Request) -> Response:
     """The exact memory block injected last time for a space (empty if none)."""
-    guard: Guard = request.app.state.guard
+    guard: Guard = proxy_state(request.app).guard
     access = guard.authenticate(request.headers)
     space = guard.space_for(access, asked_space(request.query_params.get("space"), request.headers))
-    block = request.app.state.last_blocks.get(space)
+    block = proxy_state(request.app).last_blocks.get(space)
     return JSONResponse({"space": space, "block": block, "found": block is not None})
 
 
@@ -82,11 +83,11 @@ async def passthrough(request: Request) -> Response:
     path needs a valid key, and ``admin_paths`` (llama-server's ``/slots``, which
     shows other spaces' prompts) a ``*`` key.
     """
-    state = request.app.state
+    state = proxy_state(request.app)
     config: OrmaConfig = state.config
     guard: Guard = state.guard
     path = request.url.path
-    if path in request.app.state.owned_paths:
+    if path in state.owned_paths:
         raise HTTPException(405, f"{request.method} is not allowed on {path}")
     access = guard.identify(request.headers)
     if access is None:

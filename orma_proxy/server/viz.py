@@ -34,6 +34,7 @@ from orma_proxy.inputs import check_text
 from orma_proxy.memory.engine import AsyncMemory
 from orma_proxy.server.auth import Guard, asked_space
 from orma_proxy.server.chat import read_json_body
+from orma_proxy.server.state import proxy_state
 from orma_proxy.store import MAX_ROW_ID
 from orma_proxy.store.connect import open_async
 from orma_proxy.viz.detail import NODE_KINDS, node_detail, parse_node_id, state_detail
@@ -66,7 +67,7 @@ async def open_viz_reader(memory: AsyncMemory) -> aiosqlite.Connection:
 
 def _space(request: Request) -> str:
     """The space asked for (``?space=``, else ``x-orma-space``), checked against the key."""
-    guard: Guard = request.app.state.guard
+    guard: Guard = proxy_state(request.app).guard
     access = guard.authenticate(request.headers)
     return guard.space_for(access, asked_space(request.query_params.get("space"), request.headers))
 
@@ -80,22 +81,23 @@ async def page(request: Request) -> Response:
 
 
 async def spaces(request: Request) -> Response:
-    guard: Guard = request.app.state.guard
+    guard: Guard = proxy_state(request.app).guard
     access = guard.authenticate(request.headers)
-    found = await list_spaces(request.app.state.viz_reader, access.allows)
+    found = await list_spaces(proxy_state(request.app).viz_reader, access.allows)
     return JSONResponse({"spaces": found, "default": guard.space_for(access, None)})
 
 
 async def graph(request: Request) -> Response:
     space = _space(request)
-    config = request.app.state.config
+    state = proxy_state(request.app)
+    config = state.config
     asked = request.query_params.get("limit", "")
     if asked and not (asked.isascii() and asked.isdigit()):
         raise BadRequestError("limit must be a positive whole number")
     limit = min(int(asked) if asked else config.viz_max_nodes, config.viz_max_nodes)
     if limit < 1:
         raise BadRequestError("limit must be a positive whole number")
-    built = await build_graph(request.app.state.viz_reader, space, config, time.time(), limit)
+    built = await build_graph(state.viz_reader, space, config, time.time(), limit)
     return JSONResponse(built.as_dict())
 
 
@@ -105,7 +107,7 @@ async def node(request: Request) -> Response:
     kind, _, number = wanted.partition(":")
     if kind in NODE_KINDS and number.isdigit() and parse_node_id(wanted) is None:
         raise BadRequestError(f"{wanted!r} names no node: ids are ASCII digits up to {MAX_ROW_ID}")
-    state = request.app.state
+    state = proxy_state(request.app)
     found = await node_detail(state.viz_reader, space, wanted, state.config, time.time())
     if found is None:
         raise HTTPException(404, f"no node {wanted!r} in space {space!r}")
@@ -113,12 +115,12 @@ async def node(request: Request) -> Response:
 
 
 async def recall(request: Request) -> Response:
-    guard: Guard = request.app.state.guard
+    guard: Guard = proxy_state(request.app).guard
     access = guard.authenticate(request.headers)
-    _, body = await read_json_body(request, request.app.state.config.max_body_bytes)
+    _, body = await read_json_body(request, proxy_state(request.app).config.max_body_bytes)
     text = check_text(body.get("query"), "'query'")
     space = guard.space_for(access, asked_space(body.get("space"), request.headers))
-    state = request.app.state
+    state = proxy_state(request.app)
     try:
         preview = await recall_preview(state.memory, state.viz_reader, text, space)
     except InputError as exc:
@@ -128,13 +130,13 @@ async def recall(request: Request) -> Response:
 
 async def pending(request: Request) -> Response:
     space = _space(request)
-    state = request.app.state
+    state = proxy_state(request.app)
     return JSONResponse(await feed(state.viz_reader, space, sleep_running=state.sleep.running))
 
 
 async def forget_state(request: Request) -> Response:
     space = _space(request)
-    state = request.app.state
+    state = proxy_state(request.app)
     number = int(request.path_params["number"])
     if number > MAX_ROW_ID:
         raise BadRequestError(f"no state can have the id {number}")

@@ -1,6 +1,60 @@
 """SQLite storage: connections, migrations, the single writer, episodes and vectors."""
 
-__all__ = ["MAX_ROW_ID"]
+from orma_proxy.store.backup import backup
+from orma_proxy.store.compact import compact
+from orma_proxy.store.connect import DatabaseError, open_async, open_sync
+from orma_proxy.store.database import Database
+from orma_proxy.store.episodes import (
+    ROLES,
+    NewEpisode,
+    SentenceRow,
+    fetch_sentences,
+    insert_episode,
+    sentence_ranges,
+    space_tag,
+)
+from orma_proxy.store.inline import run_in_thread_of
+from orma_proxy.store.noise import refresh_floor
+from orma_proxy.store.vector_index import VectorIndex
+from orma_proxy.store.vectors import (
+    INDEX_NEAREST_SQL,
+    NEAREST_SQL,
+    VEC_TABLE,
+    nearest_params,
+    pending_between,
+    pending_sentences,
+    store_vectors,
+)
+from orma_proxy.store.writer import Writer, refusal
 
 # SQLite's largest integer: an id past it names no row, and binding it overflows.
 MAX_ROW_ID = 2**63 - 1
+
+__all__ = [
+    "INDEX_NEAREST_SQL",
+    "MAX_ROW_ID",
+    "NEAREST_SQL",
+    "ROLES",
+    "VEC_TABLE",
+    "Database",
+    "DatabaseError",
+    "NewEpisode",
+    "SentenceRow",
+    "VectorIndex",
+    "Writer",
+    "backup",
+    "compact",
+    "fetch_sentences",
+    "insert_episode",
+    "nearest_params",
+    "open_async",
+    "open_sync",
+    "pending_between",
+    "pending_sentences",
+    "refresh_floor",
+    "refusal",
+    "run_in_thread_of",
+    "sentence_ranges",
+    "space_tag",
+    "store_vectors",
+]

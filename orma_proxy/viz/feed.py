@@ -12,7 +12,7 @@ from typing import Any
 
 import aiosqlite
 
-from orma_proxy.sleep import batch as batches
+from orma_proxy.sleep.batch import pending, watermark
 from orma_proxy.viz.detail import iso
 from orma_proxy.viz.graph import graph_version
 
@@ -46,8 +46,8 @@ async def feed(
     conn: aiosqlite.Connection, space: str, *, sleep_running: bool, limit: int = RECENT_EPISODES
 ) -> dict[str, Any]:
     """The newest episodes (each marked pending or consolidated) and sleep's state for ``space``."""
-    mark = await batches.watermark(conn, space)
-    waiting, newest = await batches.pending(conn, space)
+    mark = await watermark(conn, space)
+    waiting, newest = await pending(conn, space)
     rows = await conn.execute_fetchall(
         "SELECT id, role, text, said_at FROM episodes WHERE space = ? ORDER BY id DESC LIMIT ?",
         (space, limit),

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from orma_proxy.config import OrmaConfig
 from orma_proxy.config_load import describe, load_config
 from orma_proxy.errors import ConfigError
 
@@ -20,7 +21,7 @@ def write(home: Path, text: str) -> Path:
 def test_code_beats_environment_beats_file_beats_defaults(tmp_path: Path) -> None:
     path = write(tmp_path, "budget_tokens = 1000\nsearch_k = 12\nrrf_k = 30\n")
     env = {"ORMA_DIR": str(tmp_path), "ORMA_SEARCH_K": "20", "ORMA_ENABLE_HAWKES": "false"}
-    loaded = load_config({"rrf_k": 90}, environ=env)
+    loaded = load_config(OrmaConfig, {"rrf_k": 90}, environ=env)
     config = loaded.config
     assert (config.budget_tokens, config.search_k, config.rrf_k) == (1000, 20, 90)
     assert config.enable_hawkes is False and config.enable_ebbinghaus is True
@@ -36,14 +37,14 @@ def test_code_beats_environment_beats_file_beats_defaults(tmp_path: Path) -> Non
 def test_tuples_and_tables_from_the_environment_and_the_file(tmp_path: Path) -> None:
     write(tmp_path, '[api_keys]\nsk-a = ["alice"]\n')
     env = {"ORMA_DIR": str(tmp_path), "ORMA_MULTI_VALUED_ATTRIBUTES": "pet, hobby"}
-    config = load_config(environ=env).config
+    config = load_config(OrmaConfig, environ=env).config
     assert config.multi_valued_attributes == ("pet", "hobby")
     assert config.api_keys == {"sk-a": ["alice"]}
 
 
 def test_orma_api_keys_is_left_to_the_proxy_s_own_format(tmp_path: Path) -> None:
     env = {"ORMA_DIR": str(tmp_path), "ORMA_API_KEYS": "sk-alice=alice,work;sk-admin=*"}
-    assert load_config(environ=env).config.api_keys == {}
+    assert load_config(OrmaConfig, environ=env).config.api_keys == {}
 
 
 @pytest.mark.parametrize(
@@ -61,7 +62,7 @@ def test_bad_values_and_unknown_keys_say_where_they_came_from(
 ) -> None:
     write(tmp_path, toml)
     with pytest.raises(ConfigError) as caught:
-        load_config(environ={"ORMA_DIR": str(tmp_path), **env})
+        load_config(OrmaConfig, environ={"ORMA_DIR": str(tmp_path), **env})
     assert message in str(caught.value)
 
 
@@ -69,8 +70,8 @@ def test_unknown_code_keys_and_unknown_variables(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     with pytest.raises(ConfigError, match="unknown configuration key 'serch_k'"):
-        load_config({"serch_k": 3}, environ={"ORMA_DIR": str(tmp_path)})
-    loaded = load_config(environ={"ORMA_DIR": str(tmp_path), "ORMA_BUGDET_TOKENS": "9"})
+        load_config(OrmaConfig, {"serch_k": 3}, environ={"ORMA_DIR": str(tmp_path)})
+    loaded = load_config(OrmaConfig, environ={"ORMA_DIR": str(tmp_path), "ORMA_BUGDET_TOKENS": "9"})
     assert loaded.ignored_env == ["ORMA_BUGDET_TOKENS"]
     assert "ORMA_BUGDET_TOKENS is not an Orma setting" in caplog.text
 
@@ -78,7 +79,7 @@ def test_unknown_code_keys_and_unknown_variables(
 def test_orma_config_names_another_file_and_a_missing_file_is_fine(tmp_path: Path) -> None:
     other = write(tmp_path / "elsewhere", "enable_sutra_packing = false\n")
     env = {"ORMA_DIR": str(tmp_path / "home"), "ORMA_CONFIG": str(other)}
-    loaded = load_config(environ=env)
+    loaded = load_config(OrmaConfig, environ=env)
     assert loaded.config.enable_sutra_packing is False and loaded.file == other
-    missing = load_config(environ={"ORMA_DIR": str(tmp_path / "none")})
+    missing = load_config(OrmaConfig, environ={"ORMA_DIR": str(tmp_path / "none")})
     assert not missing.file_found and missing.config.enable_sutra_packing is True

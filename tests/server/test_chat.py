@@ -12,7 +12,8 @@ import pytest
 
 from orma_proxy import AsyncMemory, Memory, OrmaConfig
 from orma_proxy.embed.onnx import OnnxEmbedder
-from orma_proxy.server.messages import WEBUI_TASK_PREFIX
+from orma_proxy.memory.messages import WEBUI_TASK_PREFIX
+from orma_proxy.server import proxy_state
 from tests.server.conftest import Proxy
 
 
@@ -319,7 +320,7 @@ def test_a_purge_waits_for_turns_still_being_recorded(
     proxy: Proxy, embedder: OnnxEmbedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A turn recorded a moment after the purge would store the secret again."""
-    memory = proxy.app.state.memory
+    memory = proxy_state(proxy.app).memory
     original = memory.add
 
     async def slow_add(*args: Any, **kwargs: Any) -> int:

@@ -14,8 +14,8 @@ import pytest
 from orma_proxy import AsyncMemory, OrmaConfig
 from orma_proxy.embed.onnx import OnnxEmbedder
 from orma_proxy.forget.tombstones import TOMBSTONE_SECONDS, Tombstone, binding, leave
+from orma_proxy.memory.messages import Turn
 from orma_proxy.server.capture import Recorder
-from orma_proxy.server.messages import Turn
 from tests.rawdb import raw
 
 SECRET = "My locker code is 88415."

@@ -13,7 +13,7 @@ import pytest
 
 from orma_proxy import AsyncMemory, OrmaConfig
 from orma_proxy.embed.onnx import OnnxEmbedder
-from orma_proxy.server import create_app
+from orma_proxy.server import create_app, proxy_state
 from orma_proxy.sleep import UpstreamGate
 from tests.server.conftest import Proxy, Upstream
 from tests.server.serving import serve
@@ -56,7 +56,7 @@ def test_a_recorded_turn_is_consolidated_in_the_background(
 
 
 def test_every_request_frees_the_gate_however_it_ends(proxy: Proxy) -> None:
-    gate: UpstreamGate = proxy.app.state.gate
+    gate: UpstreamGate = proxy_state(proxy.app).gate
     url = f"{proxy.url}/v1/chat/completions"
     chat = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
     httpx.post(url, json=chat)
