@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 
 import aiosqlite
 
-from orma_proxy.recall.fts import STOPWORDS
+from orma_proxy.text.stopwords import STOPWORDS
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _PASSAGE_BONUS = 2  # drawn from a passage the search found: worth two matching words

@@ -22,11 +22,12 @@ import aiosqlite
 from orma_proxy.config import OrmaConfig
 from orma_proxy.errors import InputError, LeaseHeldError
 from orma_proxy.sleep.batch import Batch, watermark
-from orma_proxy.sleep.holder import USER, names_in
+from orma_proxy.sleep.holder import USER
 from orma_proxy.sleep.lease import check_held
 from orma_proxy.sleep.names import FORBIDDEN_PREFIX, value_key
 from orma_proxy.sleep.report import BatchOutcome, Rejection
 from orma_proxy.sleep.verify import Verified, VerifiedEvent, VerifiedState
+from orma_proxy.text.names import names_in
 
 # ``metadata["orma"]`` of the episode recording a rule registered by hand (``orma_forbid``).
 FORBID_MARK = "forbid"

@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from datetime import datetime, time, tzinfo
 
 from orma_proxy.config import OrmaConfig
-from orma_proxy.recall.fts import STOPWORDS
 from orma_proxy.sleep import clock, holder
 from orma_proxy.sleep.batch import Batch, Line
 from orma_proxy.sleep.extract import Extraction, RawEvent, RawState
@@ -28,6 +27,7 @@ from orma_proxy.sleep.names import (
     value_key,
 )
 from orma_proxy.sleep.report import RejectedKind, Rejection
+from orma_proxy.text.stopwords import STOPWORDS
 
 _WORD = re.compile(r"[\w']+")
 _EXTRA_STOPWORDS = frozenset({"am", "i'm", "im", "i've", "i'd", "i'll", "not", "no"})
