@@ -17,17 +17,14 @@ import aiosqlite
 
 from orma_proxy.config import OrmaConfig
 from orma_proxy.errors import InputError
+from orma_proxy.facts import CORRECTED, SUPERSEDE_MARK, close_state, link_state
 from orma_proxy.forget.audit import write_audit
 from orma_proxy.forget.match import IN_IDS, Correction, StateTarget, correction, ids_json
 from orma_proxy.forget.match import sentence_texts as texts
 from orma_proxy.forget.results import ForgetResult
-from orma_proxy.sleep.apply import SUPERSEDE_MARK, close_state, link_state
 from orma_proxy.store.database import Database
 from orma_proxy.store.episodes import NewEpisode, insert_episode
 from orma_proxy.text.segment import split_sentences
-
-# ``end_reason`` of a state the user corrected, and ``metadata["orma"]`` of the correction.
-CORRECTED = "corrected"
 
 
 async def supersede(

@@ -14,9 +14,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from orma_proxy.facts import USER
 from orma_proxy.text.names import NOT_NAMES, clean_name, names_in
 
-USER = "user"
 _USER_WORDS = frozenset({"", USER, "i", "me", "myself", "the user"})
 
 RELATIONS = (

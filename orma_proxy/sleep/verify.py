@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, time, tzinfo
 
 from orma_proxy.config import OrmaConfig
+from orma_proxy.facts import USER
 from orma_proxy.sleep import clock, holder
 from orma_proxy.sleep.batch import Batch, Line
 from orma_proxy.sleep.extract import Extraction, RawEvent, RawState
@@ -300,9 +301,7 @@ class Verifier:
         for line in self._batch.lines:
             if line.role in ("user", "note") and pattern.search(line.text):
                 result.states.append(
-                    VerifiedState(
-                        holder.USER, "name", name, "", False, False, None, line.said_at, line
-                    )
+                    VerifiedState(USER, "name", name, "", False, False, None, line.said_at, line)
                 )
                 return name
         result.rejections.append(
