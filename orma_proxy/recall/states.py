@@ -102,13 +102,11 @@ async def matching_states(
         ),
         _candidate_events(conn, space, sorted(terms), marks, sentence_ids),
     )
-    named = STATES.all_named(rows, "head")
-    states = [state_from(r) for r in named]
-    heads = {int(r["id"]) for r in named if r["head"]}
+    # Scored on the rows: only the k best become States (LIKE may let thousands through).
     scored_states = [
-        (len(terms & query_terms(f"{s.entity} {s.attribute} {s.value} {s.condition}"))
-         + (_PASSAGE_BONUS if s.id in heads else 0), s)
-        for s in states
+        (len(terms & query_terms(f"{r['entity']} {r['attribute']} {r['value']} {r['condition']}"))
+         + (_PASSAGE_BONUS if r["head"] else 0), r)
+        for r in STATES.all_named(rows, "head")
     ]  # fmt: skip
     found = set(sentence_ids)
     scored_events = [
@@ -116,6 +114,6 @@ async def matching_states(
          + (_PASSAGE_BONUS if e.sentence_id in found else 0), e)
         for e in events
     ]  # fmt: skip
-    best_states = [s for score, s in sorted(scored_states, key=lambda p: -p[0]) if score > 0]
+    best_states = [r for score, r in sorted(scored_states, key=lambda p: -p[0]) if score > 0]
     best_events = [e for score, e in sorted(scored_events, key=lambda p: -p[0]) if score > 0]
-    return best_states[:k], best_events[:k]
+    return [state_from(r) for r in best_states[:k]], best_events[:k]
