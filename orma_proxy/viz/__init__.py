@@ -4,3 +4,19 @@ Each module answers one of the page's JSON endpoints (``orma_proxy/server/viz.py
 with plain dicts. They only read, through the public recall, sleep and store
 functions, so the page shows exactly what recall and sleep see.
 """
+
+from orma_proxy.viz.detail import NODE_KINDS, node_detail, parse_node_id, state_detail
+from orma_proxy.viz.feed import feed, list_spaces
+from orma_proxy.viz.graph import build_graph
+from orma_proxy.viz.preview import recall_preview
+
+__all__ = [
+    "NODE_KINDS",
+    "build_graph",
+    "feed",
+    "list_spaces",
+    "node_detail",
+    "parse_node_id",
+    "recall_preview",
+    "state_detail",
+]
