@@ -18,8 +18,10 @@ __all__ = [
     "ANY_STATES",
     "STATES",
     "STATES_WITH_TIMES",
+    "NewState",
     "State",
     "close_state",
+    "insert_state",
     "list_facts",
     "state_by_id",
     "state_from",
@@ -146,6 +148,51 @@ async def state_by_id(
     sql = select.sql + "WHERE s.space = ? AND s.id = ?"
     rows = select.all_named(await conn.execute_fetchall(sql, (space, state_id)))
     return state_from(rows[0]) if rows else None
+
+
+@dataclass(frozen=True)
+class NewState:
+    """A state to store: its slot (holder, attribute, condition), value and the line it cites."""
+
+    space: str
+    entity_id: int
+    attribute: str
+    value: str
+    condition: str
+    prohibited: bool
+    active: bool
+    since: str | None
+    stated_at: float
+    valid_from: float
+    sentence_id: int
+    episode_id: int
+    created_at: float
+
+
+async def insert_state(conn: aiosqlite.Connection, state: NewState) -> int:
+    """Store ``state``; returns its id (sleep's apply step and a user's correction)."""
+    row = await conn.execute_insert(
+        "INSERT INTO states (space, entity_id, attribute, value, condition, prohibited, active, "
+        "since, stated_at, valid_from, sentence_id, episode_id, created_at) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            state.space,
+            state.entity_id,
+            state.attribute,
+            state.value,
+            state.condition,
+            int(state.prohibited),
+            int(state.active),
+            state.since,
+            state.stated_at,
+            state.valid_from,
+            state.sentence_id,
+            state.episode_id,
+            state.created_at,
+        ),
+    )
+    assert row is not None
+    return int(row[0])
 
 
 async def close_state(

@@ -24,8 +24,10 @@ from orma_proxy.facts import (
     FORBID_MARK,
     FORBIDDEN_PREFIX,
     FORGOTTEN,
+    NewState,
     close_state,
     entity_id,
+    insert_state,
     link_event,
     link_state,
 )
@@ -234,28 +236,22 @@ async def _insert_state(
     *,
     active: bool,
 ) -> int:
-    row = await conn.execute_insert(
-        "INSERT INTO states (space, entity_id, attribute, value, condition, prohibited, active, "
-        "since, stated_at, valid_from, sentence_id, episode_id, created_at) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (
-            space,
-            holder,
-            state.attribute,
-            state.value,
-            state.condition,
-            int(state.prohibited),
-            int(active),
-            state.since.label() if state.since else None,
-            state.line.said_at,
-            state.valid_from,
-            state.line.sentence_id,
-            state.line.episode_id,
-            now,
-        ),
+    new = NewState(
+        space=space,
+        entity_id=holder,
+        attribute=state.attribute,
+        value=state.value,
+        condition=state.condition,
+        prohibited=state.prohibited,
+        active=active,
+        since=state.since.label() if state.since else None,
+        stated_at=state.line.said_at,
+        valid_from=state.valid_from,
+        sentence_id=state.line.sentence_id,
+        episode_id=state.line.episode_id,
+        created_at=now,
     )
-    assert row is not None
-    return int(row[0])
+    return await insert_state(conn, new)
 
 
 async def _apply_event(
