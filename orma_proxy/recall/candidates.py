@@ -275,8 +275,8 @@ async def successors(
         (space, *sentence_ids, _MAX_CHAIN),
     )
     return {
-        int(r[0]): Successor(int(r[1]), int(r[2]), str(r[3]), bool(r[4]) and r[2] != r[0])
-        for r in rows
+        int(origin): Successor(int(line), int(head), str(value), bool(active) and head != origin)
+        for origin, line, head, value, active in rows
     }
 
 
