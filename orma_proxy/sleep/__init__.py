@@ -8,7 +8,16 @@ one transaction. ``SleepScheduler`` runs it in the background of a server,
 
 from orma_proxy.sleep.consolidate import Sleeper
 from orma_proxy.sleep.gate import UpstreamGate
+from orma_proxy.sleep.manual import forget_state, register_rule
 from orma_proxy.sleep.report import Rejection, SleepReport
 from orma_proxy.sleep.scheduler import SleepScheduler
 
-__all__ = ["Rejection", "SleepReport", "SleepScheduler", "Sleeper", "UpstreamGate"]
+__all__ = [
+    "Rejection",
+    "SleepReport",
+    "SleepScheduler",
+    "Sleeper",
+    "UpstreamGate",
+    "forget_state",
+    "register_rule",
+]
