@@ -17,11 +17,9 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "orma_proxy"
 
-# Known cycle, removed by the facts layer (issue 16, step 1): recall/activation.py
-# and recall/candidates.py import sleep/holder.py, sleep/verify.py imports
-# recall.fts.STOPWORDS. Delete this allowance with that change; the test below
-# fails while it lists a cycle that no longer exists.
-ALLOWED_UNIT_CYCLES = [frozenset({"orma_proxy.recall", "orma_proxy.sleep"})]
+# Cycles tolerated for now; the test below fails while this lists one that is gone.
+# (The last, recall <-> sleep, went with the facts layer: issue 16, step 1.)
+ALLOWED_UNIT_CYCLES: list[frozenset[str]] = []
 
 
 @dataclass(frozen=True)

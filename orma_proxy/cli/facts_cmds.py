@@ -23,8 +23,8 @@ from orma_proxy.cli.shared_options import (
     state,
 )
 from orma_proxy.errors import InputError
+from orma_proxy.facts import Event, State
 from orma_proxy.inputs import DEFAULT_SPACE
-from orma_proxy.recall.states import Event, State
 
 app = typer.Typer()
 

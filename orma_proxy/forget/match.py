@@ -21,8 +21,8 @@ import numpy as np
 from orma_proxy.embed.base import Vectors
 from orma_proxy.errors import InputError
 from orma_proxy.forget.results import Affected
-from orma_proxy.recall.fts import STOPWORDS
 from orma_proxy.store.episodes import space_tag
+from orma_proxy.text.stopwords import STOPWORDS
 
 IN_IDS = "IN (SELECT value FROM json_each(?))"
 _WORD = re.compile(r"\w+", re.UNICODE)

@@ -17,17 +17,21 @@ import aiosqlite
 
 from orma_proxy.config import OrmaConfig
 from orma_proxy.errors import InputError
+from orma_proxy.facts import (
+    CORRECTED,
+    SUPERSEDE_MARK,
+    NewState,
+    close_state,
+    insert_state,
+    link_state,
+)
 from orma_proxy.forget.audit import write_audit
 from orma_proxy.forget.match import IN_IDS, Correction, StateTarget, correction, ids_json
 from orma_proxy.forget.match import sentence_texts as texts
 from orma_proxy.forget.results import ForgetResult
-from orma_proxy.sleep.apply import SUPERSEDE_MARK, close_state, link_state
 from orma_proxy.store.database import Database
 from orma_proxy.store.episodes import NewEpisode, insert_episode
 from orma_proxy.text.segment import split_sentences
-
-# ``end_reason`` of a state the user corrected, and ``metadata["orma"]`` of the correction.
-CORRECTED = "corrected"
 
 
 async def supersede(
@@ -111,25 +115,21 @@ async def _replacement(
     now: float,
 ) -> int:
     """The same slot (holder, attribute, condition) holding the new value, citing the correction."""
-    row = await conn.execute_insert(
-        "INSERT INTO states (space, entity_id, attribute, value, condition, prohibited, active, "
-        "stated_at, valid_from, sentence_id, episode_id, created_at) "
-        "VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?)",
-        (
-            space,
-            state.entity_id,
-            state.attribute,
-            value,
-            state.condition,
-            int(state.prohibited),
-            now,
-            now,
-            sentence_id,
-            episode_id,
-            now,
-        ),
+    new = NewState(
+        space=space,
+        entity_id=state.entity_id,
+        attribute=state.attribute,
+        value=value,
+        condition=state.condition,
+        prohibited=state.prohibited,
+        active=True,
+        since=None,
+        stated_at=now,
+        valid_from=now,
+        sentence_id=sentence_id,
+        episode_id=episode_id,
+        created_at=now,
     )
-    assert row is not None
-    new_id = int(row[0])
+    new_id = await insert_state(conn, new)
     await link_state(conn, space, state.entity_id, new_id, value, now)
     return new_id

@@ -20,9 +20,9 @@ from mcp.types import ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from orma_proxy.errors import OrmaError
+from orma_proxy.facts import State
 from orma_proxy.forget import ForgetResult
 from orma_proxy.memory.runtime import Runtime
-from orma_proxy.recall.states import State
 
 Kind = Literal["note", "decision", "rule", "constraint", "anti_pattern"]
 Role = Literal["user", "assistant", "note", "document", "tool"]

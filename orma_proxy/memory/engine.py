@@ -21,6 +21,7 @@ from orma_proxy.config import OrmaConfig
 from orma_proxy.embed.base import Embedder, Vectors, fit
 from orma_proxy.embed.models import load_embedder
 from orma_proxy.errors import ConfigError, InputError, OrmaError, StoreError
+from orma_proxy.facts import FORBID_MARK, State, list_facts, state_by_id
 from orma_proxy.forget import AuditEntry, ForgetResult
 from orma_proxy.forget.audit import read_audit
 from orma_proxy.forget.purge import purge
@@ -40,15 +41,10 @@ from orma_proxy.recall.access import AccessLog
 from orma_proxy.recall.pack import MemoryBlock, TokenCounter, estimate_tokens
 from orma_proxy.recall.pipeline import RecallRequest, recall_block
 from orma_proxy.recall.search import SearchResult, hybrid_search
-from orma_proxy.recall.states import (
-    State,
-    list_facts,
-    matching_states,
-    state_by_id,
-)
+from orma_proxy.recall.states import matching_states
 from orma_proxy.recall.tokens import load_token_counter
 from orma_proxy.sleep import Sleeper, SleepReport, UpstreamGate
-from orma_proxy.sleep.manual import FORBID_MARK, forget_state, register_rule
+from orma_proxy.sleep.manual import forget_state, register_rule
 from orma_proxy.store.backup import backup
 from orma_proxy.store.connect import DatabaseError
 from orma_proxy.store.database import Database

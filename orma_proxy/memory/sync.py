@@ -18,6 +18,7 @@ from typing import Any, Self, TextIO, TypeVar
 from orma_proxy.config import OrmaConfig
 from orma_proxy.embed.base import Embedder
 from orma_proxy.errors import OrmaError
+from orma_proxy.facts import State
 from orma_proxy.forget import AuditEntry, ForgetResult
 from orma_proxy.inputs import DEFAULT_SPACE
 from orma_proxy.memory.engine import AsyncMemory, When
@@ -26,7 +27,6 @@ from orma_proxy.memory.stats import Stats
 from orma_proxy.portable.rebuild import RebuildReport
 from orma_proxy.recall.pack import MemoryBlock
 from orma_proxy.recall.search import SearchResult
-from orma_proxy.recall.states import State
 from orma_proxy.sleep import SleepReport
 
 T = TypeVar("T")

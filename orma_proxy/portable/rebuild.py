@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import aiosqlite
 
 from orma_proxy.config import OrmaConfig
-from orma_proxy.sleep.apply import link_event, link_state
+from orma_proxy.facts import link_event, link_state
 from orma_proxy.store.database import Database
 from orma_proxy.store.episodes import space_tag
 from orma_proxy.store.vectors import VEC_TABLE

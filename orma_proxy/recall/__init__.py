@@ -1,46 +1,41 @@
-"""Recall: finding what a space remembers about a query, without any LLM call."""
+"""Recall: finding what a space remembers about a query, without any LLM call.
+
+``recall_block`` builds the memory block (candidates, spreading activation,
+scores, packing); ``hybrid_search`` and ``matching_states`` answer a search;
+``AccessLog`` records what a block showed. States and events themselves are
+``orma_proxy.facts``'.
+"""
 
 from orma_proxy.recall.access import AccessLog, ItemKey, read_accesses
 from orma_proxy.recall.candidates import Candidate, Pool, load_items
-from orma_proxy.recall.fts import STOPWORDS
+from orma_proxy.recall.fts import bm25_search
 from orma_proxy.recall.pack import MemoryBlock, TokenCounter, estimate_tokens
 from orma_proxy.recall.pipeline import RecallRequest, rank_pool, recall_block
 from orma_proxy.recall.rank import boosts
-from orma_proxy.recall.search import SearchResult, hybrid_search
-from orma_proxy.recall.states import (
-    Event,
-    State,
-    list_events,
-    list_facts,
-    matching_states,
-    state_by_id,
-)
+from orma_proxy.recall.search import Passage, SearchResult, hybrid_search
+from orma_proxy.recall.states import matching_states
 from orma_proxy.recall.temporal import History
 from orma_proxy.recall.tokens import load_token_counter
 
 __all__ = [
-    "STOPWORDS",
     "AccessLog",
     "Candidate",
-    "Event",
     "History",
     "ItemKey",
     "MemoryBlock",
+    "Passage",
     "Pool",
     "RecallRequest",
     "SearchResult",
-    "State",
     "TokenCounter",
+    "bm25_search",
     "boosts",
     "estimate_tokens",
     "hybrid_search",
-    "list_events",
-    "list_facts",
     "load_items",
     "load_token_counter",
     "matching_states",
     "rank_pool",
     "read_accesses",
     "recall_block",
-    "state_by_id",
 ]

@@ -22,7 +22,7 @@ import aiosqlite
 
 from orma_proxy.config import OrmaConfig
 from orma_proxy.recall.access import ItemKey, Kind
-from orma_proxy.sleep.holder import names_in
+from orma_proxy.text.names import names_in
 
 _KINDS: dict[str, Kind] = {"state": "state", "event": "event"}
 

@@ -29,36 +29,28 @@ from typing import NamedTuple
 import aiosqlite
 
 from orma_proxy.config import OrmaConfig
+from orma_proxy.facts import (
+    EVENTS_WITH_TIMES,
+    RULE_SQL,
+    STATES_WITH_TIMES,
+    USER,
+    Event,
+    Row,
+    State,
+    event_from,
+    is_rule,
+    state_from,
+)
 from orma_proxy.recall.access import ItemKey
 from orma_proxy.recall.search import EmbedQuery, Passage, hybrid_search
-from orma_proxy.recall.states import (
-    _EVENT_SQL,
-    _STATE_SQL,
-    Event,
-    State,
-    _event,
-    _state,
-    _terms,
-)
+from orma_proxy.recall.states import query_terms
 from orma_proxy.recall.temporal import SECONDS_PER_DAY, History
-from orma_proxy.sleep.holder import USER
 from orma_proxy.store.episodes import fetch_sentences
 from orma_proxy.store.inline import run_in_thread_of
 from orma_proxy.store.vector_index import VectorIndex
 
-# _STATE_SQL / _EVENT_SQL with the times a history needs appended (after _state's columns).
-_STATE_TIMES_SQL = _STATE_SQL.replace(
-    " FROM states s ", ", s.stated_at, s.rehearsed_at FROM states s ", 1
-)
-_EVENT_TIMES_SQL = _EVENT_SQL.replace(
-    " FROM events v ", ", (SELECT said_at FROM episodes WHERE id = v.episode_id) FROM events v ", 1
-)
-assert _STATE_TIMES_SQL != _STATE_SQL and _EVENT_TIMES_SQL != _EVENT_SQL, "SQL changed shape"
-_STATE_COLUMNS = 17
-_EVENT_COLUMNS = 9
 # Longest replacement chain followed (a guard: chains are acyclic by construction).
 _MAX_CHAIN = 64
-_RULE_TEST = "(s.prohibited = 1 OR s.attribute LIKE 'forbidden\\_%' ESCAPE '\\')"
 
 
 @dataclass
@@ -109,9 +101,10 @@ class Pool:
         return marks
 
 
-def state_candidate(row: aiosqlite.Row) -> Candidate:
-    state = _state(row)
-    stated_at, rehearsed_at = row[_STATE_COLUMNS], row[_STATE_COLUMNS + 1]
+def state_candidate(row: Row) -> Candidate:
+    """A state read by ``STATES_WITH_TIMES``, with its history."""
+    state = state_from(row)
+    stated_at, rehearsed_at = row["stated_at"], row["rehearsed_at"]
     history = History(
         created=float(stated_at),
         rehearsals=state.rehearsals,
@@ -120,9 +113,10 @@ def state_candidate(row: aiosqlite.Row) -> Candidate:
     return Candidate(("state", state.id), history, state=state)
 
 
-def event_candidate(row: aiosqlite.Row) -> Candidate:
-    event = _event(row)
-    return Candidate(("event", event.id), History(float(row[_EVENT_COLUMNS])), event=event)
+def event_candidate(row: Row) -> Candidate:
+    """An event read by ``EVENTS_WITH_TIMES``, with its history."""
+    event = event_from(row)
+    return Candidate(("event", event.id), History(float(row["said_at"])), event=event)
 
 
 async def load_items(
@@ -130,17 +124,16 @@ async def load_items(
 ) -> list[Candidate]:
     """Active states and events by id (items reached by spreading activation)."""
     found = []
-    active_states = (
-        _STATE_TIMES_SQL + f"WHERE s.space = ? AND s.active = 1 AND NOT {_RULE_TEST} AND s.id IN "
-    )
-    for kind, sql, make in (
-        ("state", active_states, state_candidate),
-        ("event", _EVENT_TIMES_SQL + "WHERE v.space = ? AND v.id IN ", event_candidate),
+    active_states = f"WHERE s.space = ? AND s.active = 1 AND NOT {RULE_SQL} AND s.id IN "
+    for kind, select, where, make in (
+        ("state", STATES_WITH_TIMES, active_states, state_candidate),
+        ("event", EVENTS_WITH_TIMES, "WHERE v.space = ? AND v.id IN ", event_candidate),
     ):
         ids = [i for k, i in keys if k == kind]
         if ids:
-            rows = await conn.execute_fetchall(sql + f"({','.join('?' * len(ids))})", (space, *ids))
-            found += [make(r) for r in rows]
+            sql = select.sql + where + f"({','.join('?' * len(ids))})"
+            rows = await conn.execute_fetchall(sql, (space, *ids))
+            found += [make(r) for r in select.all_named(rows)]
     return found
 
 
@@ -156,7 +149,7 @@ async def gather(
 ) -> Pool:
     """Every candidate for ``query`` with its RRF relevance (see the module docstring)."""
     semantic = config.enable_semantic  # off: passages only; rules set by hand bind all the same
-    terms = sorted(_terms(query)) if semantic else []
+    terms = sorted(query_terms(query)) if semantic else []
     recent = now - config.superseded_recent_days * SECONDS_PER_DAY
     # The states that don't depend on what the search finds (rules, the user's, word
     # matches) are read while the query is being embedded, off the critical path.
@@ -182,7 +175,7 @@ async def _with_states(
     space: str,
     terms: list[str],
     passages: list[Passage],
-    early: list[aiosqlite.Row],
+    early: list[Row],
     items: dict[ItemKey, Candidate],
     config: OrmaConfig,
     recent: float,
@@ -192,14 +185,15 @@ async def _with_states(
     cited_rows = await _state_rows(conn, space, _cited_parts(list(found)))
     states, rules, closed_cited = _classify([*early, *cited_rows], list(found), config, recent)
     event_sql, event_args = _event_query(space, terms, list(found), config)
-    events = [event_candidate(r) for r in await conn.execute_fetchall(event_sql, event_args)]
+    event_rows = EVENTS_WITH_TIMES.all_named(await conn.execute_fetchall(event_sql, event_args))
+    events = [event_candidate(r) for r in event_rows]
     matched: list[tuple[int, Candidate]] = []
     citing: dict[int, set[ItemKey]] = {}
     for cand in [*states, *events]:
         cited = _cited(cand)
         citing.setdefault(cited, set()).add(cand.key)
         cand.relevance = found.get(cited, 0.0)
-        overlap = len(set(terms) & _terms(_describe(cand)))
+        overlap = len(set(terms) & query_terms(_describe(cand)))
         if overlap:
             matched.append((overlap, cand))
         items[cand.key] = cand
@@ -281,8 +275,8 @@ async def successors(
         (space, *sentence_ids, _MAX_CHAIN),
     )
     return {
-        int(r[0]): Successor(int(r[1]), int(r[2]), str(r[3]), bool(r[4]) and r[2] != r[0])
-        for r in rows
+        int(origin): Successor(int(line), int(head), str(value), bool(active) and head != origin)
+        for origin, line, head, value, active in rows
     }
 
 
@@ -307,7 +301,7 @@ class _Part(NamedTuple):
 
 def _early_parts(terms: list[str], config: OrmaConfig, recent: float, *, user: bool) -> list[_Part]:
     """Rules, the user's own active states and the states naming a query word."""
-    parts = [_Part(f"s.active = 1 AND {_RULE_TEST}", [])]
+    parts = [_Part(f"s.active = 1 AND {RULE_SQL}", [])]
     if user:  # bounded in SQL: a space may hold thousands of the user's states
         parts.append(_Part("s.active = 1 AND e.name = ?", [USER], config.recall_user_states))
     if terms:
@@ -334,13 +328,11 @@ def _cited_parts(sentence_ids: list[int]) -> list[_Part]:
     return [_Part(f"s.sentence_id IN ({marks})", [*sentence_ids], by_space=False)]
 
 
-async def _state_rows(
-    conn: aiosqlite.Connection, space: str, parts: list[_Part]
-) -> list[aiosqlite.Row]:
+async def _state_rows(conn: aiosqlite.Connection, space: str, parts: list[_Part]) -> list[Row]:
     """The rows of every part, in one statement, each part newest first within its bound."""
     if not parts:
         return []
-    return list(await conn.execute_fetchall(*_states_sql(space, parts)))
+    return STATES_WITH_TIMES.all_named(await conn.execute_fetchall(*_states_sql(space, parts)))
 
 
 def _states_sql(space: str, parts: list[_Part]) -> tuple[str, list[object]]:
@@ -349,7 +341,7 @@ def _states_sql(space: str, parts: list[_Part]) -> tuple[str, list[object]]:
         bound = "" if limit is None else f" LIMIT {int(limit)}"
         space_test = "s.space = ?" if by_space else "+s.space = ?"  # "+": not by its index
         selects.append(
-            f"SELECT * FROM ({_STATE_TIMES_SQL}WHERE {space_test} AND {test} "
+            f"SELECT * FROM ({STATES_WITH_TIMES.sql}WHERE {space_test} AND {test} "
             f"ORDER BY coalesce(s.rehearsed_at, s.stated_at) DESC, s.id DESC{bound})"
         )
         args += [space, *values]
@@ -358,17 +350,17 @@ def _states_sql(space: str, parts: list[_Part]) -> tuple[str, list[object]]:
 
 
 def _classify(
-    rows: list[aiosqlite.Row], sentence_ids: list[int], config: OrmaConfig, recent: float
+    rows: list[Row], sentence_ids: list[int], config: OrmaConfig, recent: float
 ) -> tuple[list[Candidate], list[State], bool]:
     """States cited by found sentences (recently closed too), matching words, the user's, rules.
 
     The flag says whether a found sentence backs any closed state, however old
     (its replacement chain then has to be followed for the outdated marks).
     """
-    unique = {int(r[0]): r for r in reversed(rows)}  # a state read twice: its first row
+    unique = {int(r["id"]): r for r in reversed(rows)}  # a state read twice: its first row
     rows = sorted(
         unique.values(),
-        key=lambda r: (r[_STATE_COLUMNS + 1] or r[_STATE_COLUMNS], r[0]),
+        key=lambda r: (r["rehearsed_at"] or r["stated_at"], r["id"]),
         reverse=True,
     )
     cited = set(sentence_ids)
@@ -384,7 +376,7 @@ def _classify(
             closed_cited = closed_cited or state.sentence_id in cited
             if state.valid_to is None or state.valid_to.timestamp() < recent:
                 continue  # history older than superseded_recent_days: only its mark is shown
-        if state.active and (state.prohibited or state.attribute.startswith("forbidden_")):
+        if state.active and is_rule(state):
             rules.append(state)
         elif state.sentence_id in cited:
             others.insert(0, cand)  # found by the search: never cut below
@@ -413,5 +405,5 @@ def _event_query(
     order = "v.id DESC"
     if sentence_ids:
         order = f"v.sentence_id IN ({','.join('?' * len(sentence_ids))}) DESC, " + order
-    sql = _EVENT_TIMES_SQL + f"WHERE v.space = ? AND ({where}) ORDER BY {order} LIMIT ?"
+    sql = EVENTS_WITH_TIMES.sql + f"WHERE v.space = ? AND ({where}) ORDER BY {order} LIMIT ?"
     return sql, [space, *args, *sentence_ids, config.recall_events]

@@ -12,16 +12,9 @@ import aiosqlite
 
 from orma_proxy.store.episodes import space_tag
 from orma_proxy.text.grams import query_grams
+from orma_proxy.text.stopwords import STOPWORDS
 
 _WORD = re.compile(r"\w+", re.UNICODE)
-
-# Words that match almost every sentence; dropped unless the query has nothing else.
-STOPWORDS = frozenset(
-    """a an and are as at be but by do does did for from had has have i if in into is it its
-    me my of on or so than that the their them then there these they this to was we were
-    what when where which who whom why will with you your""".split()  # noqa: SIM905
-)
-
 
 MAX_TERMS = 32
 

@@ -6,31 +6,20 @@ one transaction. ``SleepScheduler`` runs it in the background of a server,
 ``AsyncMemory.sleep()`` on demand.
 """
 
-from orma_proxy.sleep.apply import SUPERSEDE_MARK, close_state, link_event, link_state
 from orma_proxy.sleep.batch import pending, watermark
 from orma_proxy.sleep.consolidate import Sleeper
 from orma_proxy.sleep.gate import UpstreamGate
-from orma_proxy.sleep.holder import USER, names_in
-from orma_proxy.sleep.manual import FORBID_MARK, forget_state, register_rule
-from orma_proxy.sleep.names import FORBIDDEN_PREFIX
+from orma_proxy.sleep.manual import forget_state, register_rule
 from orma_proxy.sleep.report import Rejection, SleepReport
 from orma_proxy.sleep.scheduler import SleepScheduler
 
 __all__ = [
-    "FORBIDDEN_PREFIX",
-    "FORBID_MARK",
-    "SUPERSEDE_MARK",
-    "USER",
     "Rejection",
     "SleepReport",
     "SleepScheduler",
     "Sleeper",
     "UpstreamGate",
-    "close_state",
     "forget_state",
-    "link_event",
-    "link_state",
-    "names_in",
     "pending",
     "register_rule",
     "watermark",

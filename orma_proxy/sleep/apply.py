@@ -14,26 +14,28 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 import aiosqlite
 
 from orma_proxy.config import OrmaConfig
 from orma_proxy.errors import InputError, LeaseHeldError
+from orma_proxy.facts import (
+    FORBID_MARK,
+    FORBIDDEN_PREFIX,
+    FORGOTTEN,
+    NewState,
+    close_state,
+    entity_id,
+    insert_state,
+    link_event,
+    link_state,
+)
 from orma_proxy.sleep.batch import Batch, watermark
-from orma_proxy.sleep.holder import USER, names_in
 from orma_proxy.sleep.lease import check_held
-from orma_proxy.sleep.names import FORBIDDEN_PREFIX, value_key
+from orma_proxy.sleep.names import value_key
 from orma_proxy.sleep.report import BatchOutcome, Rejection
 from orma_proxy.sleep.verify import Verified, VerifiedEvent, VerifiedState
-
-# ``metadata["orma"]`` of the episode recording a rule registered by hand (``orma_forbid``).
-FORBID_MARK = "forbid"
-# ``metadata["orma"]`` of the episode recording a user's correction (``supersede``).
-SUPERSEDE_MARK = "supersede"
-# ``states.end_reason`` of a state the user closed (``orma forget``).
-FORGOTTEN = "forgotten"
 
 
 @dataclass(frozen=True)
@@ -134,65 +136,6 @@ async def _insert_batch(
     return int(row[0])
 
 
-async def entity_id(
-    conn: aiosqlite.Connection, space: str, name: str, kind: str, now: float
-) -> int:
-    """The id of entity ``name`` in ``space``, created if new."""
-    await conn.execute(
-        "INSERT INTO entities (space, name, kind, created_at) VALUES (?, ?, ?, ?) "
-        "ON CONFLICT (space, name) DO NOTHING",
-        (space, name, "user" if name == USER else kind, now),
-    )
-    cursor = await conn.execute(
-        "SELECT id FROM entities WHERE space = ? AND name = ?", (space, name)
-    )
-    row = await cursor.fetchone()
-    assert row is not None
-    return int(row[0])
-
-
-async def _link(
-    conn: aiosqlite.Connection, space: str, entity: int, kind: str, target: int
-) -> None:
-    await conn.execute(
-        "INSERT OR IGNORE INTO entity_links (entity_id, kind, target_id, space) "
-        "VALUES (?, ?, ?, ?)",
-        (entity, kind, target, space),
-    )
-
-
-async def _link_names(
-    conn: aiosqlite.Connection, space: str, text: str, kind: str, target: int, now: float
-) -> None:
-    """Link the people and places a value or event names ('Dr. Rao', 'Kothrud')."""
-    for name in names_in(text):
-        await _link(conn, space, await entity_id(conn, space, name, "thing", now), kind, target)
-
-
-async def link_state(
-    conn: aiosqlite.Connection, space: str, holder: int, state_id: int, value: str, now: float
-) -> None:
-    """Link a state to its holder and to the names its value mentions (also ``orma rebuild``)."""
-    await _link(conn, space, holder, "state", state_id)
-    await _link_names(conn, space, value, "state", state_id, now)
-
-
-async def link_event(
-    conn: aiosqlite.Connection,
-    space: str,
-    event_id: int,
-    what: str,
-    who: Iterable[str],
-    now: float,
-) -> None:
-    """Link an event to the people it involves and the names it mentions."""
-    for person in who:
-        await _link(
-            conn, space, await entity_id(conn, space, person, "person", now), "event", event_id
-        )
-    await _link_names(conn, space, what, "event", event_id, now)
-
-
 async def apply_state(
     conn: aiosqlite.Connection, space: str, state: VerifiedState, config: OrmaConfig
 ) -> int:
@@ -284,21 +227,6 @@ async def _rule_from_line(
     return None if row is None else int(row[0])
 
 
-async def close_state(
-    conn: aiosqlite.Connection,
-    state_id: int,
-    superseded_by: int | None,
-    valid_to: float | None,
-    reason: str,
-) -> None:
-    """Close a state; without ``valid_to`` it ends where its successor begins."""
-    await conn.execute(
-        "UPDATE states SET active = 0, superseded_by = ?, end_reason = ?, valid_to = "
-        "coalesce(?, (SELECT n.valid_from FROM states n WHERE n.id = ?)) WHERE id = ?",
-        (superseded_by, reason, valid_to, superseded_by, state_id),
-    )
-
-
 async def _insert_state(
     conn: aiosqlite.Connection,
     space: str,
@@ -308,28 +236,22 @@ async def _insert_state(
     *,
     active: bool,
 ) -> int:
-    row = await conn.execute_insert(
-        "INSERT INTO states (space, entity_id, attribute, value, condition, prohibited, active, "
-        "since, stated_at, valid_from, sentence_id, episode_id, created_at) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (
-            space,
-            holder,
-            state.attribute,
-            state.value,
-            state.condition,
-            int(state.prohibited),
-            int(active),
-            state.since.label() if state.since else None,
-            state.line.said_at,
-            state.valid_from,
-            state.line.sentence_id,
-            state.line.episode_id,
-            now,
-        ),
+    new = NewState(
+        space=space,
+        entity_id=holder,
+        attribute=state.attribute,
+        value=state.value,
+        condition=state.condition,
+        prohibited=state.prohibited,
+        active=active,
+        since=state.since.label() if state.since else None,
+        stated_at=state.line.said_at,
+        valid_from=state.valid_from,
+        sentence_id=state.line.sentence_id,
+        episode_id=state.line.episode_id,
+        created_at=now,
     )
-    assert row is not None
-    return int(row[0])
+    return await insert_state(conn, new)
 
 
 async def _apply_event(

@@ -19,6 +19,7 @@ import httpx
 
 from orma_proxy.config import OrmaConfig
 from orma_proxy.errors import ExtractionError, SleepError, StoreError, UpstreamUnavailableError
+from orma_proxy.facts import FORBIDDEN_PREFIX, USER
 from orma_proxy.sleep import batch as batches
 from orma_proxy.sleep import lease
 from orma_proxy.sleep.apply import BatchRun, apply_batch, record_failure
@@ -32,10 +33,9 @@ from orma_proxy.sleep.extract import (
 )
 from orma_proxy.sleep.gate import UpstreamGate
 from orma_proxy.sleep.heuristic import extract_by_rules
-from orma_proxy.sleep.holder import USER
 from orma_proxy.sleep.llm import LLMClient
 from orma_proxy.sleep.manual import reset_keeping_rules
-from orma_proxy.sleep.names import FORBIDDEN_PREFIX, EmbedTexts, NameMerger
+from orma_proxy.sleep.names import EmbedTexts, NameMerger
 from orma_proxy.sleep.report import SleepReport
 from orma_proxy.sleep.verify import Verified, Verifier
 from orma_proxy.store.connect import DatabaseError

@@ -14,7 +14,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-USER = "user"
+from orma_proxy.facts import USER
+from orma_proxy.text.names import NOT_NAMES, clean_name, names_in
+
 _USER_WORDS = frozenset({"", USER, "i", "me", "myself", "the user"})
 
 RELATIONS = (
@@ -46,17 +48,7 @@ _NAMED_SUBJECT = re.compile(
     r"^(?P<name>(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?[A-Z][\w'-]+)(?:'s\b|\s+(?:is|was|are|were|"
     r"has|had|does|did|will|can|\w+s|\w+ed)\b)"
 )
-_NAME = re.compile(r"(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?\b[A-Z][a-z][\w'-]*")
 _CLAUSE_SPLIT = re.compile(r"[,;:]\s*|\s+\b(?:and|but|while|whereas|because)\b\s+", re.I)
-# Capitalised words that are not names.
-_NOT_NAMES = frozenset(
-    """i i'm i've i'd i'll my we our you your the a an and but so when if whenever unless
-    while during after before yes no hi hello hey thanks thank ok okay also then now this that
-    these those there here it its he she they his her their them what who where why how
-    today yesterday tomorrow monday tuesday wednesday thursday friday saturday sunday january
-    february march april may june july august september october november december never
-    always please sorry well oh last next""".split()  # noqa: SIM905
-)
 
 
 @dataclass(frozen=True)
@@ -69,20 +61,6 @@ class Holder:
     @property
     def is_user(self) -> bool:
         return self.name == USER
-
-
-def _clean(name: str) -> str:
-    return " ".join(name.split()).strip(" .,'\"")
-
-
-def names_in(text: str) -> list[str]:
-    """Person-like names in ``text`` in order ("my sister Asha" -> Asha, "Dr. Rao")."""
-    found = []
-    for m in _NAME.finditer(text):
-        word = m[0]
-        if word.split()[-1].lower() not in _NOT_NAMES:
-            found.append(_clean(word))
-    return found
 
 
 def clauses_with(line: str, value: str) -> list[tuple[str, str]]:
@@ -153,8 +131,8 @@ def _decide(
         names_value = copula and rest[copula.end() :].lower().startswith(said_of.strip())
         if rel in said_of or (name and name.lower() in said_of) or names_value:
             return Holder(USER, f"'my {rel} is ...' names the user's {rel}")
-        if name and name.split()[-1].lower() not in _NOT_NAMES:
-            return Holder(_clean(name), f"subject 'my {rel} {name}'")
+        if name and name.split()[-1].lower() not in NOT_NAMES:
+            return Holder(clean_name(name), f"subject 'my {rel} {name}'")
         return Holder(f"user's {rel}", f"subject 'my {rel}'")
     if _FIRST_PERSON.match(subject):
         return Holder(USER, "first person")
@@ -168,10 +146,10 @@ def _decide(
     named = _NAMED_SUBJECT.match(subject)
     if (
         named
-        and named["name"].split()[-1].lower() not in _NOT_NAMES
+        and named["name"].split()[-1].lower() not in NOT_NAMES
         and named["name"].lower() not in value.lower()
     ):
-        return Holder(_clean(named["name"]), "named subject")
+        return Holder(clean_name(named["name"]), "named subject")
     return _fallback(line, value, claimed, preceding)
 
 
@@ -204,7 +182,7 @@ def resolve_people(
             resolved = _antecedent(line, preceding)
         else:
             texts = (line, *preceding)
-            resolved = _clean(person) if any(lowered in t.lower() for t in texts) else None
+            resolved = clean_name(person) if any(lowered in t.lower() for t in texts) else None
         if resolved and resolved not in people:
             people.append(resolved)
     if _FIRST_PERSON_ANYWHERE.search(line) and USER not in people:

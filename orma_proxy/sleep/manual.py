@@ -16,16 +16,9 @@ import aiosqlite
 
 from orma_proxy.config import OrmaConfig
 from orma_proxy.errors import InputError
-from orma_proxy.sleep.apply import (
-    FORBID_MARK,
-    FORGOTTEN,
-    SUPERSEDE_MARK,
-    apply_state,
-    close_state,
-    reset_space,
-)
+from orma_proxy.facts import FORBID_MARK, FORGOTTEN, SUPERSEDE_MARK, USER, close_state
+from orma_proxy.sleep.apply import apply_state, reset_space
 from orma_proxy.sleep.batch import Line
-from orma_proxy.sleep.holder import USER
 from orma_proxy.sleep.names import forbidden_attribute
 from orma_proxy.sleep.verify import VerifiedState
 

@@ -16,11 +16,11 @@ from collections.abc import Awaitable, Callable
 import numpy as np
 
 from orma_proxy.embed.base import Vectors
+from orma_proxy.facts import FORBIDDEN_PREFIX
 
 EmbedTexts = Callable[[list[str]], Awaitable[Vectors]]
 
 MAX_ATTRIBUTE_CHARS = 48
-FORBIDDEN_PREFIX = "forbidden_"
 _FORBIDDEN_WORDS = 3  # words of a rule kept in its forbidden_<name>
 
 _NON_WORD = re.compile(r"[^0-9a-z]+")

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, time, tzinfo
 
 from orma_proxy.config import OrmaConfig
-from orma_proxy.recall.fts import STOPWORDS
+from orma_proxy.facts import USER
 from orma_proxy.sleep import clock, holder
 from orma_proxy.sleep.batch import Batch, Line
 from orma_proxy.sleep.extract import Extraction, RawEvent, RawState
@@ -28,6 +28,7 @@ from orma_proxy.sleep.names import (
     value_key,
 )
 from orma_proxy.sleep.report import RejectedKind, Rejection
+from orma_proxy.text.stopwords import STOPWORDS
 
 _WORD = re.compile(r"[\w']+")
 _EXTRA_STOPWORDS = frozenset({"am", "i'm", "im", "i've", "i'd", "i'll", "not", "no"})
@@ -300,9 +301,7 @@ class Verifier:
         for line in self._batch.lines:
             if line.role in ("user", "note") and pattern.search(line.text):
                 result.states.append(
-                    VerifiedState(
-                        holder.USER, "name", name, "", False, False, None, line.said_at, line
-                    )
+                    VerifiedState(USER, "name", name, "", False, False, None, line.said_at, line)
                 )
                 return name
         result.rejections.append(

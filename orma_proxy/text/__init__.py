@@ -1,16 +1,26 @@
-"""Turning raw text and files into sentences Orma can index and cite."""
+"""Turning raw text and files into sentences Orma can index and cite.
+
+Also the word lists every package must agree on: names (``names_in``), words
+that carry no meaning (``STOPWORDS``) and CJK character pairs (``cjk_grams``).
+"""
 
 from orma_proxy.text.files import TEXT_SUFFIXES, FilePiece, check_text_file, read_pieces
 from orma_proxy.text.grams import SQL_FUNCTION, cjk_grams, query_grams
+from orma_proxy.text.names import NOT_NAMES, clean_name, names_in
 from orma_proxy.text.segment import Segment, split_sentences
+from orma_proxy.text.stopwords import STOPWORDS
 
 __all__ = [
+    "NOT_NAMES",
     "SQL_FUNCTION",
+    "STOPWORDS",
     "TEXT_SUFFIXES",
     "FilePiece",
     "Segment",
     "check_text_file",
     "cjk_grams",
+    "clean_name",
+    "names_in",
     "query_grams",
     "read_pieces",
     "split_sentences",

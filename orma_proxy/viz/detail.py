@@ -14,9 +14,9 @@ from typing import Any
 import aiosqlite
 
 from orma_proxy.config import OrmaConfig
+from orma_proxy.facts import Event, State, state_by_id
 from orma_proxy.recall.access import ItemKey
 from orma_proxy.recall.candidates import load_items
-from orma_proxy.recall.states import Event, State, state_by_id
 from orma_proxy.recall.temporal import History
 from orma_proxy.store import MAX_ROW_ID
 from orma_proxy.viz.graph import item_histories, node_id, signals, state_kind, state_label

@@ -28,11 +28,10 @@ from typing import Any, Literal
 import aiosqlite
 
 from orma_proxy.config import OrmaConfig
+from orma_proxy.facts import State, is_rule, list_events, list_facts
 from orma_proxy.recall.access import ItemKey, read_accesses
 from orma_proxy.recall.rank import boosts
-from orma_proxy.recall.states import State, list_events, list_facts
 from orma_proxy.recall.temporal import History
-from orma_proxy.sleep.names import FORBIDDEN_PREFIX
 
 NodeKind = Literal["state", "rule", "conditional", "event", "entity"]
 # Recency alone never makes an edge pulse at full rate; a burst of recalls does.
@@ -42,11 +41,6 @@ _RECENCY_SHARE = 0.6
 def node_id(kind: str, number: int) -> str:
     """``state:12``, ``event:3``, ``entity:5``: the ids the page and the API share."""
     return f"{kind}:{number}"
-
-
-def is_rule(state: State) -> bool:
-    """A rule every recall carries: prohibited, or named ``forbidden_*``."""
-    return state.prohibited or state.attribute.startswith(FORBIDDEN_PREFIX)
 
 
 def state_kind(state: State) -> NodeKind:

@@ -7,7 +7,7 @@ import io
 import pytest
 
 from orma_proxy import AsyncMemory, OrmaConfig
-from orma_proxy.recall.states import State
+from orma_proxy.facts import State
 from tests.server.serving import free_port
 
 PUNE = "I live in Pune."

@@ -18,11 +18,11 @@ async def test_a_recently_closed_state_naming_a_query_word_is_a_candidate_an_old
         rows = await _state_rows(
             reader, "default", _early_parts(["pune"], config, recent, user=False)
         )
-        return sorted({str(r[3]) for r in rows})
+        return sorted({str(r["value"]) for r in rows})
 
     assert await values(recent=moved - 60) == ["Pune"]
     assert await values(recent=moved + 60) == []
-    assert "Bangalore" in [str(r[3]) for r in await _state_rows(
+    assert "Bangalore" in [str(r["value"]) for r in await _state_rows(
         reader, "default", _early_parts(["bangalore"], config, moved + 60, user=False)
     )]  # fmt: skip
 

@@ -9,10 +9,10 @@ import pytest
 
 from orma_proxy import AsyncMemory, OrmaConfig
 from orma_proxy.embed.onnx import OnnxEmbedder
+from orma_proxy.facts import State
 from orma_proxy.recall.layout import COMPACT_FORBIDDEN_NOTE as FORBIDDEN_NOTE
 from orma_proxy.recall.pack import Entry, pack_block
 from orma_proxy.recall.search import Passage
-from orma_proxy.recall.states import State
 from tests.recall.store import Store, sahil
 
 NOW = "2026-11-01T10:00:00+05:30"

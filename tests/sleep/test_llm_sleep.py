@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 
 from orma_proxy import AsyncMemory
-from orma_proxy.recall.states import Event, State
+from orma_proxy.facts import Event, State
 from orma_proxy.sleep import SleepReport
 from tests.sleep.scripted import ScriptedLLM, answer
 

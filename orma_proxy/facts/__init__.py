@@ -1,0 +1,56 @@
+"""Facts: the states, events and entities sleep consolidates, below recall and sleep.
+
+What a state and an event are, the SQL that reads them (by column name), what
+makes a state a rule, and the writes of the state graph (entities, links,
+closing a state) that sleep, forgetting, ``orma rebuild`` and the viz page
+share. Recall and sleep build on this; it imports neither.
+"""
+
+from orma_proxy.facts.entities import USER, entity_id, link_event, link_state
+from orma_proxy.facts.events import EVENTS, EVENTS_WITH_TIMES, Event, event_from, list_events
+from orma_proxy.facts.marks import CORRECTED, FORBID_MARK, FORGOTTEN, SUPERSEDE_MARK
+from orma_proxy.facts.rules import FORBIDDEN_PREFIX, RULE_SQL, is_rule
+from orma_proxy.facts.select import Row, Select
+from orma_proxy.facts.states import (
+    ANY_STATES,
+    STATES,
+    STATES_WITH_TIMES,
+    NewState,
+    State,
+    close_state,
+    insert_state,
+    list_facts,
+    state_by_id,
+    state_from,
+)
+
+__all__ = [
+    "ANY_STATES",
+    "CORRECTED",
+    "EVENTS",
+    "EVENTS_WITH_TIMES",
+    "FORBIDDEN_PREFIX",
+    "FORBID_MARK",
+    "FORGOTTEN",
+    "RULE_SQL",
+    "STATES",
+    "STATES_WITH_TIMES",
+    "SUPERSEDE_MARK",
+    "USER",
+    "Event",
+    "NewState",
+    "Row",
+    "Select",
+    "State",
+    "close_state",
+    "entity_id",
+    "event_from",
+    "insert_state",
+    "is_rule",
+    "link_event",
+    "link_state",
+    "list_events",
+    "list_facts",
+    "state_by_id",
+    "state_from",
+]

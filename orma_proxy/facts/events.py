@@ -1,0 +1,85 @@
+"""Events: something that happened, with its resolved date and the line it cites.
+
+Every read of an event goes through the SELECTs here: a released event
+(``orma release``) and one drawn from a corrected line (``supersede``) never
+come back.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import aiosqlite
+
+from orma_proxy.facts.select import Row, Select
+
+__all__ = ["EVENTS", "EVENTS_WITH_TIMES", "Event", "event_from", "list_events"]
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something that happened, with its resolved date and the line it cites."""
+
+    id: int
+    what: str
+    when_text: str
+    date: str | None
+    precision: str | None
+    who: list[str]
+    sentence_id: int
+    episode_id: int
+    quote: str
+
+    @property
+    def text(self) -> str:
+        who = ", ".join(self.who)
+        head = f"{self.date or 'undated'}: "
+        return head + (f"{who}: {self.what}" if who else self.what)
+
+
+# Every field of Event: events ``v`` and the line ``t`` they cite.
+_COLUMNS = {
+    "id": "v.id",
+    "what": "v.what",
+    "when_text": "v.when_text",
+    "date": "v.date",
+    "precision": "v.precision",
+    "who": "v.who",
+    "sentence_id": "v.sentence_id",
+    "episode_id": "v.episode_id",
+    "quote": "coalesce(t.text, '')",
+}
+# When the line was said: what a recall history needs.
+_TIMES = {"said_at": "(SELECT said_at FROM episodes WHERE id = v.episode_id)"}
+# The tests sit in the inner join so callers can still append their WHERE.
+_SOURCE = (
+    "FROM events v JOIN sentences t ON t.id = v.sentence_id "
+    "AND v.released_by IS NULL AND t.superseded_by IS NULL "
+)
+
+EVENTS = Select.of(_COLUMNS, _SOURCE)
+EVENTS_WITH_TIMES = Select.of({**_COLUMNS, **_TIMES}, _SOURCE)
+
+
+def event_from(r: Row) -> Event:
+    """The Event of a row read by one of the SELECTs above."""
+    return Event(
+        id=int(r["id"]),
+        what=str(r["what"]),
+        when_text=str(r["when_text"]),
+        date=None if r["date"] is None else str(r["date"]),
+        precision=None if r["precision"] is None else str(r["precision"]),
+        who=[str(p) for p in json.loads(str(r["who"]))],
+        sentence_id=int(r["sentence_id"]),
+        episode_id=int(r["episode_id"]),
+        quote=str(r["quote"]),
+    )
+
+
+async def list_events(conn: aiosqlite.Connection, space: str) -> list[Event]:
+    """Every event of ``space``, oldest date first (undated last)."""
+    rows = await conn.execute_fetchall(
+        EVENTS.sql + "WHERE v.space = ? ORDER BY v.date IS NULL, v.date, v.id", (space,)
+    )
+    return [event_from(r) for r in EVENTS.all_named(rows)]
