@@ -82,3 +82,21 @@ def test_the_server_runs_on_uvicorns_fast_loop_and_parser() -> None:
         loop.close()
     config.load()  # resolves "auto" to a protocol class, as Server.run does
     assert "httptools" in config.http_protocol_class.__module__
+
+
+def test_the_readme_is_a_short_front_door_and_its_links_resolve() -> None:
+    readme = (ROOT / "README.md").read_text("utf-8")
+    assert len(readme) <= 12_000
+    links = re.findall(r"\]\(([^)#]+)\)", readme)
+    assert "docs/architecture.md" in links
+    for link in links:
+        if not link.startswith("http"):
+            assert (ROOT / link).is_file(), link
+
+
+def test_the_architecture_page_names_every_package() -> None:
+    page = (ROOT / "docs" / "architecture.md").read_text("utf-8")
+    packages = [p.name for p in (ROOT / "orma_proxy").iterdir() if (p / "__init__.py").is_file()]
+    assert len(packages) >= 10
+    for name in [*packages, "webui_passthrough", "migrations"]:
+        assert re.search(rf"^\s*{name}/\s+\S", page, re.MULTILINE), name
