@@ -20,7 +20,7 @@ from orma_proxy.facts import (
     list_facts,
     state_by_id,
 )
-from tests.recall.store import Store
+from tests.helpers.recall_store import Store
 
 
 async def test_is_rule_and_rule_sql_pick_the_same_states(amem: AsyncMemory) -> None:

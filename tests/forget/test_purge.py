@@ -11,7 +11,7 @@ from orma_proxy import AsyncMemory
 from orma_proxy.errors import InputError, LeaseHeldError
 from orma_proxy.sleep import lease
 from orma_proxy.store.connect import open_sync
-from tests.forget.conftest import exported, remember, shown
+from tests.helpers.life import exported, remember, shown
 
 SECRET = "xqplughzorkwidget3141"
 # FTS5 stores terms prefix-compressed: the tail of the term is what a leaf holds whole.

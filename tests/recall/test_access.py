@@ -5,7 +5,7 @@ from __future__ import annotations
 from orma_proxy import AsyncMemory, OrmaConfig
 from orma_proxy.embed.onnx import OnnxEmbedder
 from orma_proxy.recall.access import pack_times, unpack_many, unpack_times
-from tests.recall.store import Store, sahil, ts
+from tests.helpers.recall_store import Store, sahil, ts
 
 NOW = "2026-11-01T10:00:00+05:30"
 

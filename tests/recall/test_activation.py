@@ -10,7 +10,7 @@ from orma_proxy.recall.activation import spread
 from orma_proxy.recall.candidates import gather
 from orma_proxy.recall.pipeline import activate
 from orma_proxy.recall.rank import score
-from tests.recall.store import Store, ts
+from tests.helpers.recall_store import Store, ts
 
 WHEN = "2026-10-01T09:00:00+05:30"
 LATER = "2026-11-01T10:00:00+05:30"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from orma_proxy import AsyncMemory, OrmaConfig
 from orma_proxy.recall.candidates import _cited_parts, _early_parts, _state_rows, _states_sql
-from tests.recall.store import Store, sahil, ts
+from tests.helpers.recall_store import Store, sahil, ts
 
 
 async def test_a_recently_closed_state_naming_a_query_word_is_a_candidate_an_old_one_is_not(

@@ -13,7 +13,7 @@ from orma_proxy.facts import State
 from orma_proxy.recall.layout import COMPACT_FORBIDDEN_NOTE as FORBIDDEN_NOTE
 from orma_proxy.recall.pack import Entry, pack_block
 from orma_proxy.recall.search import Passage
-from tests.recall.store import Store, sahil
+from tests.helpers.recall_store import Store, sahil
 
 NOW = "2026-11-01T10:00:00+05:30"
 

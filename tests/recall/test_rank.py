@@ -12,7 +12,7 @@ from orma_proxy.recall.access import write_accesses
 from orma_proxy.recall.candidates import Candidate
 from orma_proxy.recall.rank import novelty_gate, score
 from orma_proxy.recall.temporal import SECONDS_PER_DAY, History
-from tests.recall.store import Store, ts
+from tests.helpers.recall_store import Store, ts
 
 NOW = "2026-11-01T10:00:00+05:30"
 MINUTE = 60.0

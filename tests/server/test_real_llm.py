@@ -21,9 +21,9 @@ from openai import OpenAI
 from orma_proxy import AsyncMemory, OrmaConfig
 from orma_proxy.embed.onnx import OnnxEmbedder
 from orma_proxy.server import create_app
-from tests.packages import package_dir
-from tests.server.serving import free_port, serve
-from tests.server.test_chat import wait_for_episodes
+from tests.helpers.packages import package_dir
+from tests.helpers.proxy import wait_for_episodes
+from tests.helpers.serving import free_port, serve
 
 pytestmark = pytest.mark.slow
 
@@ -82,7 +82,7 @@ def test_streamed_chat_through_the_proxy_and_a_real_sleep(
         pieces = [c.choices[0].delta.content or "" for c in stream if c.choices]
         reply = "".join(pieces)
         assert len(pieces) > 2 and reply.strip()
-        rows = wait_for_episodes(config, embedder, 2)
+        rows = wait_for_episodes(config, 2)
         assert [r[0] for r in rows] == ["user", "assistant"]
         assert rows[0][1] == "Hi! I'm Sahil and I live in Pune." and rows[1][1] == reply
 

@@ -16,7 +16,7 @@ from orma_proxy.embed.onnx import OnnxEmbedder
 from orma_proxy.forget.tombstones import TOMBSTONE_SECONDS, Tombstone, binding, leave
 from orma_proxy.memory.messages import Turn
 from orma_proxy.server.capture import Recorder
-from tests.rawdb import raw
+from tests.helpers.rawdb import raw
 
 SECRET = "My locker code is 88415."
 

@@ -12,7 +12,7 @@ from orma_proxy.embed.onnx import OnnxEmbedder
 from orma_proxy.store.connect import open_sync
 from orma_proxy.store.vector_index import SpaceVectors, VectorIndex, pack_bits
 from orma_proxy.store.vectors import nearest
-from tests.embedders import HashingEmbedder
+from tests.helpers.embedders import HashingEmbedder
 
 NOTES = [
     "My dentist is Dr. Rao in Kothrud.",

@@ -15,6 +15,9 @@ import aiosqlite
 from orma_proxy import AsyncMemory
 from orma_proxy.store.database import Database
 
+# The moment the Sahil story (``sahil``) is asked about.
+TODAY = "2026-11-01T10:00:00+05:30"
+
 
 def ts(when: str) -> float:
     """Unix seconds of an ISO time (with its offset)."""
