@@ -106,6 +106,7 @@ def test_client_leaving_mid_stream_closes_upstream_and_records_partial(
     assert rows[1][2]["partial"] is True
 
 
+@pytest.mark.slow
 def test_client_leaving_before_the_first_byte_frees_the_upstream(
     proxy: Proxy, embedder: OnnxEmbedder
 ) -> None:
@@ -159,6 +160,7 @@ def test_recall_failure_still_answers_unchanged(
     assert any("recall failed" in r.getMessage() for r in caplog.records)
 
 
+@pytest.mark.slow
 def test_recording_failure_still_answers(proxy: Proxy, caplog: pytest.LogCaptureFixture) -> None:
     lock = open_sync(proxy.config.resolved_db_path(), busy_timeout_ms=100)
     lock.execute("BEGIN EXCLUSIVE")
@@ -208,6 +210,7 @@ def test_oversized_bodies_get_413(
     assert not upstream.recorded.requests
 
 
+@pytest.mark.slow
 def test_a_ten_megabyte_message_goes_through_and_is_recorded(
     upstream: Upstream, tmp_path: Path, embedder: OnnxEmbedder
 ) -> None:

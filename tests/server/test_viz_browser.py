@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from PIL import Image
 
 from orma_proxy import AsyncMemory
@@ -61,6 +62,7 @@ def hue_counts(pixels: list[Any]) -> dict[str, int]:
     return counts
 
 
+@pytest.mark.slow
 def test_the_viz_page_draws_searches_and_inspects(tmp_path: Path, embedder: OnnxEmbedder) -> None:
     profile = tmp_path / "chrome"
     profile.mkdir()
