@@ -78,6 +78,7 @@ def held() -> Iterator[tuple[HeldStream, str]]:
             upstream.go.set()
 
 
+@pytest.mark.slow
 def test_cli_purge_binds_a_reply_the_proxy_process_is_streaming(
     held: tuple[HeldStream, str], tmp_path: Path, embedder: OnnxEmbedder
 ) -> None:
