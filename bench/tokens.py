@@ -25,7 +25,7 @@ from pathlib import Path
 from orma_proxy import AsyncMemory, OrmaConfig
 from orma_proxy.embed.models import load_embedder
 from orma_proxy.recall.tokens import load_token_counter
-from tests.recall.store import Store, sahil
+from tests.helpers.recall_store import Store, sahil
 
 TODAY = "2026-11-01T10:00:00+05:30"
 QUERY = "Where do I live now, and what do I know about my health and work?"

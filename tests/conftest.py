@@ -5,11 +5,14 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
+import aiosqlite
 import pytest
 
 from orma_proxy import AsyncMemory, Memory, OrmaConfig
 from orma_proxy.embed.models import load_embedder
 from orma_proxy.embed.onnx import OnnxEmbedder
+from orma_proxy.store import Writer
+from tests.helpers.rawdb import reading, writing
 
 
 @pytest.fixture(scope="session")
@@ -34,3 +37,17 @@ async def amem(config: OrmaConfig, embedder: OnnxEmbedder) -> AsyncIterator[Asyn
 def mem(config: OrmaConfig, embedder: OnnxEmbedder) -> Iterator[Memory]:
     with Memory(config=config, embedder=embedder) as memory:
         yield memory
+
+
+@pytest.fixture
+async def reader(amem: AsyncMemory) -> AsyncIterator[aiosqlite.Connection]:
+    """A read-only connection of the test's own to ``amem``'s file, for functions taking one."""
+    async with reading(amem.path) as conn:
+        yield conn
+
+
+@pytest.fixture
+async def writer(amem: AsyncMemory) -> AsyncIterator[Writer]:
+    """A writer of the test's own on ``amem``'s file, for store functions taking one."""
+    async with writing(amem.path) as own:
+        yield own

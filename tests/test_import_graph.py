@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from tests.helpers.trees import write_tree
+
 PACKAGE = Path(__file__).resolve().parent.parent / "orma_proxy"
 
 # Cycles tolerated for now; the test below fails while this lists one that is gone.
@@ -235,9 +237,7 @@ def test_the_rules_catch_what_they_forbid(tmp_path: Path) -> None:
             "def score() -> None:\n    from orma_proxy.store import writer\n"
         ),
     }
-    for name, text in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text)
+    write_tree(root, files)
     assert cycles(graph(units=True, root=root)) == [
         frozenset({"orma_proxy.recall", "orma_proxy.store"})
     ]

@@ -9,6 +9,8 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -41,6 +43,7 @@ def test_dockerfile_installs_like_ci() -> None:
     assert re.search(r"^USER (?!root)\w+", dockerfile, re.MULTILINE)
 
 
+@pytest.mark.slow
 def test_wheel_carries_migrations_and_every_package(tmp_path: Path) -> None:
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "-w",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -11,8 +10,7 @@ from typer.testing import CliRunner, Result
 from orma_proxy.cli.app import app
 from orma_proxy.cli.shared_options import CliState
 from orma_proxy.embed.onnx import OnnxEmbedder
-
-Orma = Callable[..., Result]
+from tests.helpers.cli import Orma
 
 
 @pytest.fixture(autouse=True)

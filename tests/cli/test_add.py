@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.conftest import Orma
+from tests.helpers.cli import Orma
 
 
 def _search(orma: Orma, db: Path, query: str, *extra: str) -> list[dict[str, object]]:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.rawdb import scalar
+from tests.helpers.rawdb import scalar
 
 pytestmark = pytest.mark.slow
 

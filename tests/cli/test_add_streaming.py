@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 import orma_proxy.store.writer as writer_module
-from tests.cli.conftest import Orma
-from tests.rawdb import raw
+from tests.helpers.cli import Orma
+from tests.helpers.rawdb import raw
 
 FullDisk = Callable[[int | None], None]
 

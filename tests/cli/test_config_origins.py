@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from orma_proxy.cli.serve_cmds import proxy_config
-from tests.cli.conftest import Orma
+from tests.helpers.cli import Orma
 
 
 def test_config_says_where_each_value_came_from(

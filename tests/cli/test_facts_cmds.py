@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.conftest import Orma
-from tests.server.serving import free_port
+from tests.helpers.cli import Orma
+from tests.helpers.serving import free_port
 
 RULE = "Never chain PowerShell commands with semicolons."
 NOTES = ["My dentist is Dr. Rao in Kothrud.", "I live in Pune."]

@@ -13,9 +13,9 @@ from typer.testing import CliRunner, Result
 from orma_proxy.cli.app import app
 from orma_proxy.cli.shared_options import CliState
 from orma_proxy.embed.onnx import OnnxEmbedder
-from tests.cli.conftest import Orma
-from tests.rawdb import scalar
-from tests.server.serving import free_port
+from tests.helpers.cli import Orma
+from tests.helpers.rawdb import scalar
+from tests.helpers.serving import free_port
 
 SECRET = "My locker code is 4417zeta."
 NOTES = ["I live in Pune.", "My dentist is Dr. Rao in Kothrud.", "I quit my job at Acme.", SECRET]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.conftest import Orma
+from tests.helpers.cli import Orma
 
 HUGE = "99999999999999999999999"  # past 2**63 - 1: SQLite's driver raises OverflowError
 

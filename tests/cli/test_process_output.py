@@ -16,8 +16,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.server.serving import free_port
-from tests.unprivileged import without_override
+from tests.helpers.serving import free_port
+from tests.helpers.unprivileged import without_override
 
 pytestmark = pytest.mark.slow
 

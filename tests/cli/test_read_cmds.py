@@ -7,7 +7,7 @@ import logging
 from datetime import datetime
 from pathlib import Path
 
-from tests.cli.conftest import Orma
+from tests.helpers.cli import Orma
 
 NOTES = [
     "My dentist is Dr. Rao in Kothrud.",

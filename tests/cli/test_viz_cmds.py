@@ -15,8 +15,8 @@ import pytest
 from orma_proxy import Memory, OrmaConfig
 from orma_proxy.cli.viz_cmds import can_show_browser, page_url
 from orma_proxy.embed.onnx import OnnxEmbedder
-from tests.cli.conftest import Orma
-from tests.server.serving import free_port
+from tests.helpers.cli import Orma
+from tests.helpers.serving import free_port
 
 
 def _wait_for(url: str, proc: subprocess.Popen[str], timeout: float = 120.0) -> httpx.Response:

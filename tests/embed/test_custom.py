@@ -8,8 +8,8 @@ import pytest
 from orma_proxy import AsyncMemory, OrmaConfig
 from orma_proxy.embed.base import Embedder, Vectors
 from orma_proxy.errors import ConfigError, EmbedderError, StoreError
-from tests.embedders import HashingEmbedder
-from tests.rawdb import raw, scalar
+from tests.helpers.embedders import HashingEmbedder
+from tests.helpers.rawdb import raw, scalar
 
 NOTES = [
     "We saw 🦓 and 🦒 on the safari.",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import fields
 
+import aiosqlite
 import pytest
 
 from orma_proxy import AsyncMemory
@@ -20,10 +21,13 @@ from orma_proxy.facts import (
     list_facts,
     state_by_id,
 )
-from tests.recall.store import Store
+from orma_proxy.store import Writer
+from tests.helpers.recall_store import Store
 
 
-async def test_is_rule_and_rule_sql_pick_the_same_states(amem: AsyncMemory) -> None:
+async def test_is_rule_and_rule_sql_pick_the_same_states(
+    amem: AsyncMemory, reader: aiosqlite.Connection
+) -> None:
     store = Store(amem)
     line = await store.say("Never use tabs, avoid eval.", "2026-10-10T09:00:00+05:30")
     expected = {
@@ -33,7 +37,6 @@ async def test_is_rule_and_rule_sql_pick_the_same_states(amem: AsyncMemory) -> N
     await store.state(line, "home_city", "Pune")
     await store.state(line, "forbiddenness", "none")  # '_' is literal in RULE_SQL's LIKE
     await store.state(line, "forbidden", "nothing")
-    reader = store.db.reader
     by_python = {s.id for s in await list_facts(reader, "default") if is_rule(s)}
     rows = await reader.execute_fetchall(
         STATES.sql + f"WHERE s.space = ? AND {RULE_SQL}", ("default",)
@@ -51,7 +54,9 @@ def test_every_field_has_its_named_column() -> None:
         STATES.named((1, "user"))  # a row of another shape is refused, never misread
 
 
-async def test_a_closed_state_ends_where_its_successor_begins(amem: AsyncMemory) -> None:
+async def test_a_closed_state_ends_where_its_successor_begins(
+    amem: AsyncMemory, reader: aiosqlite.Connection, writer: Writer
+) -> None:
     store = Store(amem)
     pune = await store.state(
         await store.say("I live in Pune.", "2026-10-10T09:00:00+05:30"), "home_city", "Pune"
@@ -61,10 +66,10 @@ async def test_a_closed_state_ends_where_its_successor_begins(amem: AsyncMemory)
         "home_city",
         "Bangalore",
     )
-    await store.db.writer.submit(lambda conn: close_state(conn, pune, blr, None, "superseded"))
-    old = await state_by_id(store.db.reader, "default", pune)
-    new = await state_by_id(store.db.reader, "default", blr)
+    await writer.submit(lambda conn: close_state(conn, pune, blr, None, "superseded"))
+    old = await state_by_id(reader, "default", pune)
+    new = await state_by_id(reader, "default", blr)
     assert old is not None and new is not None
     assert (old.active, old.replaced_by, old.end_reason) == (False, "Bangalore", "superseded")
     assert old.valid_to == new.valid_from
-    assert [s.value for s in await list_facts(store.db.reader, "default")] == ["Bangalore"]
+    assert [s.value for s in await list_facts(reader, "default")] == ["Bangalore"]

@@ -13,7 +13,7 @@ from orma_proxy.embed.onnx import OnnxEmbedder
 from orma_proxy.mcp.server import build_server
 from orma_proxy.server import create_app
 from orma_proxy.server.auth import parse_keys
-from tests.server.serving import serve
+from tests.helpers.serving import serve
 
 SECRET = "The alarm code is 80417."
 

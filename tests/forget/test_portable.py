@@ -7,13 +7,14 @@ import io
 import json
 from pathlib import Path
 
+import aiosqlite
 import pytest
 
 from orma_proxy import AsyncMemory, OrmaConfig
 from orma_proxy.embed.onnx import OnnxEmbedder
 from orma_proxy.errors import InputError
 from orma_proxy.recall.access import unpack_times
-from tests.forget.conftest import PUNE, exported, remember, shown
+from tests.helpers.life import PUNE, exported, remember, shown
 
 UNICODE = '我住在东京。 Ich heiße Jürgen 🙂 and I say "hi"\\ a lot.\nTabs\there.'
 
@@ -155,14 +156,15 @@ async def test_a_backup_taken_while_writing_is_whole_and_opens(
         assert "Dr. Rao" in (await shown(restored, "Who is my dentist?"))[0]
 
 
-async def test_rebuild_moves_recall_histories_to_the_new_sentences(amem: AsyncMemory) -> None:
+async def test_rebuild_moves_recall_histories_to_the_new_sentences(
+    amem: AsyncMemory, reader: aiosqlite.Connection
+) -> None:
     await amem.add("I live in Pune and I work at the big blue office on the hill near the river.")
     await amem.add("My dentist is Dr. Rao in Kothrud.")
     await amem.flush()
     for minute in range(3):
         await amem.recall("Where is the blue office?", at=f"2026-11-01T10:0{minute}:00+00:00")
     await amem.flush()
-    reader = amem._opened().reader
     query = "SELECT item_id, times FROM recall_history WHERE kind = 'passage' ORDER BY item_id"
     before = [unpack_times(t) for _, t in await reader.execute_fetchall(query)]
     amem.config.max_sentence_chars = 40

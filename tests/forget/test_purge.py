@@ -10,8 +10,9 @@ import pytest
 from orma_proxy import AsyncMemory
 from orma_proxy.errors import InputError, LeaseHeldError
 from orma_proxy.sleep import lease
+from orma_proxy.store import Writer
 from orma_proxy.store.connect import open_sync
-from tests.forget.conftest import exported, remember, shown
+from tests.helpers.life import exported, remember, shown
 
 SECRET = "xqplughzorkwidget3141"
 # FTS5 stores terms prefix-compressed: the tail of the term is what a leaf holds whole.
@@ -99,11 +100,10 @@ async def test_a_dry_run_names_the_episodes_and_changes_nothing(amem: AsyncMemor
 
 
 async def test_a_consolidation_running_during_a_purge_cannot_apply_its_batch(
-    amem: AsyncMemory,
+    amem: AsyncMemory, writer: Writer
 ) -> None:
     """Its batch may quote what was erased: the purge takes the lease away from it."""
     episode = await amem.add("My bank PIN is 4921.")
-    writer = amem._opened().writer
     assert await lease.acquire(writer, "default", "sleep-run", 60.0)
     await amem.purge([episode])
     with pytest.raises(LeaseHeldError):

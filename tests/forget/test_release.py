@@ -6,7 +6,7 @@ import pytest
 
 from orma_proxy import AsyncMemory
 from orma_proxy.errors import InputError
-from tests.forget.conftest import CAT, JOB, exported, remember, shown
+from tests.helpers.life import CAT, JOB, exported, remember, shown
 
 
 async def test_releasing_a_topic_hides_it_and_keeps_unrelated_memories(amem: AsyncMemory) -> None:

@@ -6,7 +6,7 @@ import pytest
 
 from orma_proxy import AsyncMemory
 from orma_proxy.errors import InputError
-from tests.forget.conftest import DENTIST, PUNE, exported, remember, shown
+from tests.helpers.life import DENTIST, PUNE, exported, remember, shown
 
 
 def _home(facts: list) -> list[tuple[str, bool, str | None]]:  # type: ignore[type-arg]

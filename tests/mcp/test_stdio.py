@@ -21,7 +21,7 @@ from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.types import CallToolResult, TextContent
 
-from tests.server.serving import free_port
+from tests.helpers.serving import free_port
 
 pytestmark = pytest.mark.slow
 

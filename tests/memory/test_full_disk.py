@@ -15,8 +15,8 @@ import pytest
 import orma_proxy.store.writer as writer_module
 from orma_proxy import AsyncMemory, OrmaConfig
 from orma_proxy.errors import StoreError
-from tests.embedders import HashingEmbedder
-from tests.rawdb import scalar
+from tests.helpers.embedders import HashingEmbedder
+from tests.helpers.rawdb import scalar
 
 
 async def test_indexing_behind_a_full_disk_resumes_by_itself_once_it_frees(

@@ -12,8 +12,8 @@ import pytest
 from orma_proxy import AsyncMemory, OrmaConfig
 from orma_proxy.embed.onnx import OnnxEmbedder
 from orma_proxy.errors import StoreError
-from tests.embedders import HashingEmbedder
-from tests.rawdb import scalar
+from tests.helpers.embedders import HashingEmbedder
+from tests.helpers.rawdb import scalar
 
 
 async def test_flush_covers_every_add_before_it_even_while_others_keep_adding(

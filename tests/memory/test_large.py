@@ -9,7 +9,7 @@ import pytest
 
 from orma_proxy import AsyncMemory, OrmaConfig
 from orma_proxy.embed.onnx import OnnxEmbedder
-from tests.rawdb import raw
+from tests.helpers.rawdb import raw
 
 pytestmark = pytest.mark.slow
 

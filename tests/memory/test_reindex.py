@@ -7,8 +7,8 @@ import pytest
 from orma_proxy import AsyncMemory, Memory, OrmaConfig
 from orma_proxy.embed.onnx import OnnxEmbedder
 from orma_proxy.errors import EmbedderMismatchError
-from tests.embedders import HashingEmbedder
-from tests.rawdb import raw
+from tests.helpers.embedders import HashingEmbedder
+from tests.helpers.rawdb import raw
 
 DENTIST = "My dentist is Dr. Rao in Kothrud."
 NOTES = [DENTIST, "The train to Mumbai leaves at six.", "I water the basil every morning."]

@@ -5,14 +5,15 @@ from __future__ import annotations
 from orma_proxy import AsyncMemory, OrmaConfig
 from orma_proxy.embed.onnx import OnnxEmbedder
 from orma_proxy.recall.access import pack_times, unpack_many, unpack_times
-from tests.recall.store import Store, sahil, ts
+from tests.helpers.rawdb import rows as raw_rows
+from tests.helpers.recall_store import Store, sahil, ts
 
 NOW = "2026-11-01T10:00:00+05:30"
 
 
 async def rows(mem: AsyncMemory) -> list[tuple[str, int, float]]:
-    found = await mem._opened().reader.execute_fetchall(
-        "SELECT kind, item_id, times FROM recall_history ORDER BY kind, item_id"
+    found = raw_rows(
+        mem.path, "SELECT kind, item_id, times FROM recall_history ORDER BY kind, item_id"
     )
     return [(str(r[0]), int(r[1]), at) for r in found for at in unpack_times(r[2])]
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import aiosqlite
 import pytest
 
 from orma_proxy import AsyncMemory, OrmaConfig
@@ -10,7 +11,8 @@ from orma_proxy.recall.activation import spread
 from orma_proxy.recall.candidates import gather
 from orma_proxy.recall.pipeline import activate
 from orma_proxy.recall.rank import score
-from tests.recall.store import Store, ts
+from tests.helpers.rawdb import reading
+from tests.helpers.recall_store import Store, ts
 
 WHEN = "2026-10-01T09:00:00+05:30"
 LATER = "2026-11-01T10:00:00+05:30"
@@ -39,10 +41,9 @@ async def toothache_store(mem: AsyncMemory) -> dict[str, int]:
 
 
 async def test_fan_effect_hands_a_specific_entity_s_activation_on_and_damps_a_hub(
-    amem: AsyncMemory,
+    amem: AsyncMemory, reader: aiosqlite.Connection
 ) -> None:
     ids = await toothache_store(amem)
-    reader = amem._opened().reader
     entities = dict(
         await reader.execute_fetchall("SELECT name, id FROM entities WHERE space = 'default'")
     )
@@ -61,9 +62,10 @@ async def test_fan_effect_hands_a_specific_entity_s_activation_on_and_damps_a_hu
     )
 
 
-async def test_a_second_hop_keeps_only_hop_decay_of_the_activation(amem: AsyncMemory) -> None:
+async def test_a_second_hop_keeps_only_hop_decay_of_the_activation(
+    amem: AsyncMemory, reader: aiosqlite.Connection
+) -> None:
     ids = await toothache_store(amem)
-    reader = amem._opened().reader
     rao = next(
         iter(await reader.execute_fetchall("SELECT id FROM entities WHERE name = 'Dr. Rao'"))
     )
@@ -76,10 +78,12 @@ async def test_a_second_hop_keeps_only_hop_decay_of_the_activation(amem: AsyncMe
     assert reached[("state", ids["hobby"])] == pytest.approx(hop / 3)
 
 
-async def test_toothache_reaches_the_dentist_through_shared_entities(amem: AsyncMemory) -> None:
+async def test_toothache_reaches_the_dentist_through_shared_entities(
+    amem: AsyncMemory, reader: aiosqlite.Connection
+) -> None:
     ids = await toothache_store(amem)
     await amem.flush()
-    reader, now = amem._opened().reader, ts(LATER)
+    now = ts(LATER)
     pool = await gather(reader, amem.embed_query, QUERY, "default", amem.config, now)
     await activate(reader, pool, QUERY, "default", amem.config)
     dentist, home = pool.items[("state", ids["dentist"])], pool.items[("state", ids["home"])]
@@ -100,7 +104,8 @@ async def test_without_spreading_nothing_gets_an_activation_boost(
     async with AsyncMemory(config=config, embedder=embedder) as mem:
         await toothache_store(mem)
         await mem.flush()
-        reader, now = mem._opened().reader, ts(LATER)
-        pool = await gather(reader, mem.embed_query, QUERY, "default", config, now)
+        now = ts(LATER)
+        async with reading(mem.path) as reader:
+            pool = await gather(reader, mem.embed_query, QUERY, "default", config, now)
         ranked = score(pool.items.values(), {}, now, config)
     assert all("activation" not in c.boosts for c in ranked)

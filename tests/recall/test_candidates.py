@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+import aiosqlite
+
 from orma_proxy import AsyncMemory, OrmaConfig
 from orma_proxy.recall.candidates import _cited_parts, _early_parts, _state_rows, _states_sql
-from tests.recall.store import Store, sahil, ts
+from tests.helpers.recall_store import Store, sahil, ts
 
 
 async def test_a_recently_closed_state_naming_a_query_word_is_a_candidate_an_old_one_is_not(
-    amem: AsyncMemory, config: OrmaConfig
+    amem: AsyncMemory, config: OrmaConfig, reader: aiosqlite.Connection
 ) -> None:
     await sahil(Store(amem))
-    reader = amem._opened().reader
     moved = ts("2026-10-17T09:00:00+05:30")  # Pune's state closed when Bangalore began
 
     async def values(recent: float) -> list[str]:
@@ -28,11 +29,10 @@ async def test_a_recently_closed_state_naming_a_query_word_is_a_candidate_an_old
 
 
 async def test_states_are_read_by_index_never_by_reading_every_state_of_the_space(
-    amem: AsyncMemory, config: OrmaConfig
+    amem: AsyncMemory, config: OrmaConfig, reader: aiosqlite.Connection
 ) -> None:
     """A space's states only accumulate (each change closes one): recall must not scan them."""
     await sahil(Store(amem))
-    reader = amem._opened().reader
     parts = [*_early_parts(["pune", "tea"], config, 0.0, user=True), *_cited_parts([1, 2, 3])]
     for part in parts:
         sql, args = _states_sql("default", [part])

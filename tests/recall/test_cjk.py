@@ -10,6 +10,7 @@ from orma_proxy import AsyncMemory
 from orma_proxy.store.connect import open_sync
 from orma_proxy.store.migrate import load_migrations, migrate
 from orma_proxy.text.grams import cjk_grams, query_grams
+from tests.helpers.rawdb import scalar
 
 NOTES = {
     "东京": "我住在东京，离公司很近。",  # noqa: RUF001 (Chinese punctuation on purpose)
@@ -59,22 +60,18 @@ async def test_purge_and_rebuild_keep_the_pairs_in_step_with_the_sentences(
 ) -> None:
     for text in NOTES.values():
         await amem.add(text)
-    reader = amem._opened().reader
 
-    async def indexed() -> int:
-        rows = list(await reader.execute_fetchall("SELECT count(*) FROM sentence_grams"))
-        return int(rows[0][0])
+    def indexed() -> int:
+        return int(scalar(amem.path, "SELECT count(*) FROM sentence_grams"))
 
-    assert await indexed() == 6  # every sentence with CJK text, not the English one
+    assert indexed() == 6  # every sentence with CJK text, not the English one
     await amem.purge("牙医")
-    assert await indexed() == 5
+    assert indexed() == 5
     assert await keyword_hits(amem, "牙医") == []
     amem.config.max_sentence_chars = 32  # as if the splitter had changed: the long one splits
     await amem.rebuild()
-    sentences = list(
-        await reader.execute_fetchall("SELECT count(*) FROM sentences WHERE orma_grams(text) != ''")
-    )
-    assert await indexed() == int(sentences[0][0]) > 5
+    sentences = scalar(amem.path, "SELECT count(*) FROM sentences WHERE orma_grams(text) != ''")
+    assert indexed() == int(sentences) > 5
     assert (await keyword_hits(amem, "大阪"))[0].startswith("私は大阪")
     assert "加班" in (await keyword_hits(amem, "加班"))[0]
 

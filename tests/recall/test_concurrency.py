@@ -9,7 +9,7 @@ import pytest
 from orma_proxy import AsyncMemory, OrmaConfig
 from orma_proxy.embed.onnx import OnnxEmbedder
 from orma_proxy.memory import engine
-from tests.recall.store import Store, sahil
+from tests.helpers.recall_store import Store, sahil
 
 NOW = "2026-11-01T10:00:00+05:30"
 

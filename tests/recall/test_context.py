@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from orma_proxy import Memory
-from tests.recall.test_golden import TODAY
+from tests.helpers.recall_store import TODAY
 
 
 def sahil_memory(mem: Memory) -> None:

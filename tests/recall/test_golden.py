@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from orma_proxy import AsyncMemory, OrmaConfig
 from orma_proxy.embed.onnx import OnnxEmbedder
-from tests.recall.store import Store, sahil
+from tests.helpers.recall_store import TODAY, Store, sahil
 
-TODAY = "2026-11-01T10:00:00+05:30"
 QUERY = "Where do I live now?"
 
 HEADER = (

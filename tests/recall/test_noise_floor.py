@@ -4,7 +4,7 @@ and vector hits under it carry no weight."""
 from __future__ import annotations
 
 from orma_proxy import AsyncMemory
-from tests.rawdb import raw
+from tests.helpers.rawdb import raw
 
 # One space about food: its sentences are related to each other, so a random pair
 # is about as similar as a query about food, and far more than a query about GPUs.

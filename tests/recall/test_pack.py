@@ -13,7 +13,8 @@ from orma_proxy.facts import State
 from orma_proxy.recall.layout import COMPACT_FORBIDDEN_NOTE as FORBIDDEN_NOTE
 from orma_proxy.recall.pack import Entry, pack_block
 from orma_proxy.recall.search import Passage
-from tests.recall.store import Store, sahil
+from orma_proxy.store import Writer
+from tests.helpers.recall_store import Store, sahil
 
 NOW = "2026-11-01T10:00:00+05:30"
 
@@ -81,7 +82,7 @@ async def test_rules_bind_even_on_the_pure_episodic_baseline(
 
 
 async def test_outdated_marks_follow_the_chain_and_say_when_a_fact_just_ended(
-    amem: AsyncMemory,
+    amem: AsyncMemory, writer: Writer
 ) -> None:
     store = Store(amem)
     pune_line = await store.say("I live in Pune these days.", "2026-01-10T09:00:00+05:30")
@@ -94,7 +95,7 @@ async def test_outdated_marks_follow_the_chain_and_say_when_a_fact_just_ended(
     await store.supersede(blr, goa)
     gym_line = await store.say("I go to the gym on Tuesdays.", "2026-02-01T09:00:00+05:30")
     gym = await store.state(gym_line, "gym_day", "Tuesday")
-    await amem._opened().writer.submit(
+    await writer.submit(
         lambda conn: conn.execute(
             "UPDATE states SET active = 0, end_reason = 'ended', valid_to = 1 WHERE id = ?", (gym,)
         )

@@ -12,7 +12,8 @@ from orma_proxy.recall.access import write_accesses
 from orma_proxy.recall.candidates import Candidate
 from orma_proxy.recall.rank import novelty_gate, score
 from orma_proxy.recall.temporal import SECONDS_PER_DAY, History
-from tests.recall.store import Store, ts
+from tests.helpers.rawdb import writing
+from tests.helpers.recall_store import Store, ts
 
 NOW = "2026-11-01T10:00:00+05:30"
 MINUTE = 60.0
@@ -21,7 +22,8 @@ MINUTE = 60.0
 async def accessed(mem: AsyncMemory, sentence: int, times: list[float]) -> None:
     """Pretend recall returned ``sentence`` at ``times`` (the access log, written directly)."""
     rows = [("default", "passage", sentence, t) for t in times]
-    await mem._opened().writer.submit(lambda conn: write_accesses(conn, rows, keep=len(rows)))
+    async with writing(mem.path) as own:
+        await own.submit(lambda conn: write_accesses(conn, rows, keep=len(rows)))
 
 
 def passage_ids(block_passages: list[object]) -> list[int]:

@@ -3,34 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from starlette.applications import Starlette
 
 from orma_proxy import Memory, OrmaConfig
 from orma_proxy.embed.onnx import OnnxEmbedder
 from orma_proxy.server import create_app
 from orma_proxy.server.auth import parse_keys
-from tests.server.scripted_upstream import Recorded, Script, build_upstream
-from tests.server.serving import Served, serve
-
-
-@dataclass
-class Upstream:
-    url: str
-    script: Script
-    recorded: Recorded
-    served: Served
-
-
-@dataclass
-class Proxy:
-    url: str
-    config: OrmaConfig
-    upstream: Upstream
-    app: Starlette
+from tests.helpers.proxy import UPSTREAM_KEY, Proxy
+from tests.helpers.scripted_upstream import Recorded, Script, Upstream, build_upstream
+from tests.helpers.serving import serve
 
 
 @pytest.fixture
@@ -52,10 +35,6 @@ def proxy(proxy_config: OrmaConfig, upstream: Upstream, embedder: OnnxEmbedder) 
     app = create_app(proxy_config, embedder=embedder)
     with serve(app) as served:
         yield Proxy(served.url, proxy_config, upstream, app)
-
-
-# The upstream's own key: a caller without a valid Orma key must never carry it.
-UPSTREAM_KEY = "sk-upstream"
 
 
 @pytest.fixture

@@ -9,8 +9,8 @@ import httpx
 from orma_proxy import OrmaConfig
 from orma_proxy.embed.onnx import OnnxEmbedder
 from orma_proxy.server import create_app
-from tests.server.conftest import Upstream
-from tests.server.serving import serve
+from tests.helpers.scripted_upstream import Upstream
+from tests.helpers.serving import serve
 
 
 def test_the_served_proxy_exempts_its_startup_heap_from_the_collector(

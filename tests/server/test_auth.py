@@ -11,7 +11,7 @@ import pytest
 from orma_proxy.cli.serve_cmds import proxy_config
 from orma_proxy.errors import ConfigError
 from orma_proxy.server.auth import load_keys_file, parse_keys
-from tests.server.conftest import Upstream
+from tests.helpers.scripted_upstream import Upstream
 
 CHAT = {"model": "m", "messages": [{"role": "user", "content": "What is my secret?"}]}
 

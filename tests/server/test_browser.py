@@ -3,32 +3,13 @@ reaches the upstream with the memory block, and the streamed reply reaches the p
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
 from orma_proxy import Memory
 from orma_proxy.embed.onnx import OnnxEmbedder
-from tests.server.conftest import Proxy
-
-CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--virtual-time-budget=15000",
-    "--dump-dom",
-]
-
-
-def chromium() -> str:
-    path = shutil.which("chromium") or shutil.which("chromium-browser")
-    assert path, "Debian's chromium is required (.ci/run installs it)"
-    return path
+from tests.helpers.chromium import CHROMIUM_FLAGS, chromium
+from tests.helpers.proxy import Proxy
 
 
 def test_web_ui_through_the_proxy_chats_with_memory(

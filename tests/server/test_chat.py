@@ -10,46 +10,17 @@ from typing import Any
 import httpx
 import pytest
 
-from orma_proxy import AsyncMemory, Memory, OrmaConfig
+from orma_proxy import Memory
 from orma_proxy.embed.onnx import OnnxEmbedder
 from orma_proxy.memory.messages import WEBUI_TASK_PREFIX
 from orma_proxy.server import proxy_state
-from tests.server.conftest import Proxy
+from tests.helpers.proxy import Proxy, episodes, wait_for_episodes
 
 
 def seed(proxy: Proxy, embedder: OnnxEmbedder, text: str, space: str = "default") -> None:
     """Store a note through a second connection to the proxy's database file."""
     with Memory(config=proxy.config, embedder=embedder) as mem:
         mem.add(text, space=space)
-
-
-def episodes(config: OrmaConfig, embedder: OnnxEmbedder, space: str = "default") -> list[Any]:
-    """(role, text, metadata) of every episode of ``space``, read through a fresh connection."""
-
-    async def read() -> list[Any]:
-        async with AsyncMemory(config=config, embedder=embedder) as mem:
-            cursor = await mem._opened().reader.execute(
-                "SELECT role, text, metadata FROM episodes WHERE space = ? ORDER BY id", (space,)
-            )
-            return [(r[0], r[1], json.loads(r[2])) for r in await cursor.fetchall()]
-
-    return asyncio.run(read())
-
-
-def wait_for_episodes(
-    config: OrmaConfig,
-    embedder: OnnxEmbedder,
-    count: int,
-    space: str = "default",
-    timeout: float = 10.0,
-) -> list[Any]:
-    """The episodes once at least ``count`` exist (recording runs in the background)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        rows = episodes(config, embedder, space)
-        if len(rows) >= count or time.monotonic() > deadline:
-            return rows
-        time.sleep(0.05)
 
 
 def last_upstream_body(proxy: Proxy) -> dict[str, Any]:
@@ -177,7 +148,7 @@ def test_turn_is_recorded_once_without_history_block_or_system_prompt(
         f"{proxy.url}/v1/chat/completions",
         json={"model": "m", "stream": True, "messages": first},
     )
-    rows = wait_for_episodes(proxy.config, embedder, 2)
+    rows = wait_for_episodes(proxy.config, 2)
     assert [(r[0], r[1]) for r in rows] == [
         ("user", "I'm Sahil and I live in Pune."),
         ("assistant", "Nice to meet you, Sahil."),
@@ -189,7 +160,7 @@ def test_turn_is_recorded_once_without_history_block_or_system_prompt(
         {"role": "user", "content": "I work at Zerodha."},
     ]
     httpx.post(f"{proxy.url}/v1/chat/completions", json={"model": "m", "messages": second})
-    rows = wait_for_episodes(proxy.config, embedder, 4)
+    rows = wait_for_episodes(proxy.config, 4)
     texts = [r[1] for r in rows]
     assert texts.count("I'm Sahil and I live in Pune.") == 1
     assert texts[2:] == ["I work at Zerodha.", "Nice to meet you, Sahil."]
@@ -209,7 +180,7 @@ def test_tool_calls_and_capped_tool_results_are_recorded(
         {"role": "tool", "tool_call_id": "1", "content": "sunny " * 2000},
     ]
     httpx.post(f"{proxy.url}/v1/chat/completions", json={"model": "m", "messages": messages})
-    rows = wait_for_episodes(proxy.config, embedder, 2)
+    rows = wait_for_episodes(proxy.config, 2)
     assert rows[0][0] == "tool"
     assert len(rows[0][1]) < proxy.config.tool_output_max_chars + 100
     assert rows[0][1].endswith("chars cut]")
@@ -228,7 +199,7 @@ def test_webui_task_requests_get_no_memory_and_are_not_recorded(
     assert response.headers["x-orma-recall"] == "skipped"
     assert last_upstream_body(proxy)["messages"] == [{"role": "user", "content": task}]
     time.sleep(0.3)
-    assert len(episodes(proxy.config, embedder)) == 1
+    assert len(episodes(proxy.config)) == 1
 
 
 @pytest.mark.parametrize(
@@ -312,7 +283,7 @@ def test_ollama_native_chat_gets_memory_and_ndjson_streams(
     assert lines[-1]["done"] is True
     sent = last_upstream_body(proxy)["messages"]
     assert sent[0]["role"] == "system" and "Dr. Rao" in sent[0]["content"]
-    rows = wait_for_episodes(proxy.config, embedder, 3)
+    rows = wait_for_episodes(proxy.config, 3)
     assert rows[-1][:2] == ("assistant", "Dr. Rao")
 
 
@@ -334,4 +305,4 @@ def test_a_purge_waits_for_turns_still_being_recorded(
     purge = {"operation": "purge", "query": "88415"}
     done = httpx.post(f"{proxy.url}/_orma/forget", json=purge, timeout=30).json()
     assert done["count"] >= 1
-    assert not any("88415" in text for _, text, _ in episodes(proxy.config, embedder))
+    assert not any("88415" in text for _, text, _ in episodes(proxy.config))

@@ -19,9 +19,9 @@ from openai import AsyncOpenAI, OpenAI
 
 from orma_proxy import Memory, OrmaConfig
 from orma_proxy.embed.onnx import OnnxEmbedder
-from tests.server.conftest import Upstream
-from tests.server.serving import free_port
-from tests.server.test_chat import wait_for_episodes
+from tests.helpers.proxy import wait_for_episodes
+from tests.helpers.scripted_upstream import Upstream
+from tests.helpers.serving import free_port
 
 
 @pytest.fixture
@@ -76,7 +76,7 @@ def test_openai_sdk_sync_and_streaming(
     assert "".join(c.choices[0].delta.content or "" for c in chunks if c.choices) == "Bangalore."
     assert chunks[-1].choices == [] and chunks[-1].usage is not None
     rows = wait_for_episodes(
-        OrmaConfig(db_path=tmp_path / "memory.db", home=tmp_path), embedder, 5, space="sahil"
+        OrmaConfig(db_path=tmp_path / "memory.db", home=tmp_path), 5, space="sahil"
     )
     assert [r[1] for r in rows[-2:]] == ["Where do I live?", "Bangalore."]
 

@@ -20,9 +20,10 @@ from starlette.routing import Route
 from orma_proxy import AsyncMemory, Memory, OrmaConfig
 from orma_proxy.embed.onnx import OnnxEmbedder
 from orma_proxy.server import create_app
-from tests.rawdb import rows
-from tests.server.conftest import Proxy, Upstream
-from tests.server.serving import free_port, serve
+from tests.helpers.proxy import Proxy
+from tests.helpers.rawdb import rows
+from tests.helpers.scripted_upstream import Upstream
+from tests.helpers.serving import free_port, serve
 
 SAID = "My cat is called Thimbleweed."
 CHAT = {"model": "m", "messages": [{"role": "user", "content": SAID}]}

@@ -18,9 +18,9 @@ from orma_proxy.embed.base import Vectors
 from orma_proxy.embed.onnx import OnnxEmbedder
 from orma_proxy.server import create_app
 from orma_proxy.store.connect import open_sync
-from tests.server.conftest import Proxy, Upstream
-from tests.server.serving import free_port, serve
-from tests.server.test_chat import wait_for_episodes
+from tests.helpers.proxy import Proxy, wait_for_episodes
+from tests.helpers.scripted_upstream import Upstream
+from tests.helpers.serving import free_port, serve
 
 CHAT = {"model": "m", "messages": [{"role": "user", "content": "hello"}]}
 
@@ -78,7 +78,7 @@ def test_stream_breaking_off_ends_with_an_error_event_and_done(
     error = json.loads(events[2][len(b"data: ") :])["error"]
     assert error["code"] == "upstream_error" and error["message"]
     assert events[3] == b"data: [DONE]"
-    rows = wait_for_episodes(proxy.config, embedder, 2)
+    rows = wait_for_episodes(proxy.config, 2)
     assert rows[1][:2] == ("assistant", "ab") and rows[1][2]["partial"] is True
 
 
@@ -100,12 +100,13 @@ def test_client_leaving_mid_stream_closes_upstream_and_records_partial(
     assert proxy.upstream.recorded.streams_cancelled == 1
     assert time.monotonic() - left < 1.0
     assert proxy.upstream.recorded.streams_finished == 0
-    rows = wait_for_episodes(proxy.config, embedder, 2)
+    rows = wait_for_episodes(proxy.config, 2)
     assert rows[0][:2] == ("user", "hello")
     assert rows[1][0] == "assistant" and rows[1][1].startswith("first second")
     assert rows[1][2]["partial"] is True
 
 
+@pytest.mark.slow
 def test_client_leaving_before_the_first_byte_frees_the_upstream(
     proxy: Proxy, embedder: OnnxEmbedder
 ) -> None:
@@ -117,7 +118,7 @@ def test_client_leaving_before_the_first_byte_frees_the_upstream(
         time.sleep(0.02)
     assert proxy.upstream.served.open_connections() == 0
     assert time.monotonic() - left < 1.0
-    rows = wait_for_episodes(proxy.config, embedder, 1)
+    rows = wait_for_episodes(proxy.config, 1)
     assert [r[:2] for r in rows] == [("user", "hello")]
 
 
@@ -159,6 +160,7 @@ def test_recall_failure_still_answers_unchanged(
     assert any("recall failed" in r.getMessage() for r in caplog.records)
 
 
+@pytest.mark.slow
 def test_recording_failure_still_answers(proxy: Proxy, caplog: pytest.LogCaptureFixture) -> None:
     lock = open_sync(proxy.config.resolved_db_path(), busy_timeout_ms=100)
     lock.execute("BEGIN EXCLUSIVE")
@@ -208,6 +210,7 @@ def test_oversized_bodies_get_413(
     assert not upstream.recorded.requests
 
 
+@pytest.mark.slow
 def test_a_ten_megabyte_message_goes_through_and_is_recorded(
     upstream: Upstream, tmp_path: Path, embedder: OnnxEmbedder
 ) -> None:
@@ -218,5 +221,5 @@ def test_a_ten_megabyte_message_goes_through_and_is_recorded(
         response = httpx.post(f"{proxy.url}/v1/chat/completions", json=body, timeout=60)
         assert response.status_code == 200
         assert upstream.recorded.requests[-1]["json"]["messages"][-1]["content"] == text
-        rows = wait_for_episodes(config, embedder, 2, timeout=60)
+        rows = wait_for_episodes(config, 2, timeout=60)
         assert rows[0][1] == text

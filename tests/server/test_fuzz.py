@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from tests.processes import ROOT
+from tests.helpers.processes import ROOT
 
 
 @pytest.mark.slow

@@ -16,8 +16,8 @@ from orma_proxy.embed.onnx import OnnxEmbedder
 from orma_proxy.errors import ConfigError
 from orma_proxy.server.auth import parse_keys
 from orma_proxy.server.paths import normal_path
-from tests.server.conftest import UPSTREAM_KEY, Proxy, Upstream
-from tests.server.test_chat import episodes, wait_for_episodes
+from tests.helpers.proxy import UPSTREAM_KEY, Proxy, episodes, wait_for_episodes
+from tests.helpers.scripted_upstream import Upstream
 
 CHAT = {"model": "m", "messages": [{"role": "user", "content": "What is my secret?"}]}
 
@@ -131,7 +131,7 @@ def test_any_unicode_space_name_goes_through_and_is_kept_exactly(
             assert answer.status_code == 200, (name, headers)
             echoed = answer.headers["x-orma-space"]
             assert echoed.isascii() and unquote(echoed) == name
-        rows = wait_for_episodes(proxy.config, embedder, 6, space=name)
+        rows = wait_for_episodes(proxy.config, 6, space=name)
         assert [text for role, text, _ in rows if role == "user"] == [f"Note {number}."] * 3
 
 
@@ -163,7 +163,7 @@ def test_lone_surrogates_are_carried_not_a_500_and_the_turn_is_recorded(
     assert sent["model"] == "m\ud800" and sent["vendor_field"] == "x\udfff"
     assert sent["messages"][-1]["content"] == "Where is the spare key \ud83d?"
     assert "blue flowerpot" in sent["messages"][0]["content"]
-    rows = wait_for_episodes(proxy.config, embedder, 3)
+    rows = wait_for_episodes(proxy.config, 3)
     assert ("user", "Where is the spare key \ufffd?") in [(r[0], r[1]) for r in rows]
 
 
@@ -202,4 +202,4 @@ def test_huge_numbers_and_surrogates_on_orma_endpoints_are_400s(
         answer = httpx.request(method, f"{proxy.url}{path}", content=body)
         assert answer.status_code == 400, (path, body, answer.text)
         assert answer.json()["error"]["type"] == "invalid_request_error"
-    assert episodes(proxy.config, embedder)[0][1] == "I live in Pune."
+    assert episodes(proxy.config)[0][1] == "I live in Pune."

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import httpx
 
-from tests.server.conftest import Proxy
+from tests.helpers.proxy import Proxy
 
 
 def test_openai_endpoints_pass_through_untouched(proxy: Proxy) -> None:

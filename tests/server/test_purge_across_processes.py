@@ -27,9 +27,9 @@ from starlette.routing import Route
 
 from orma_proxy import Memory
 from orma_proxy.embed.onnx import OnnxEmbedder
-from tests.rawdb import rows
-from tests.server.scripted_upstream import chunk_event
-from tests.server.serving import free_port, serve
+from tests.helpers.rawdb import rows
+from tests.helpers.scripted_upstream import chunk_event
+from tests.helpers.serving import free_port, serve
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "My locker code is 88415."
@@ -78,6 +78,7 @@ def held() -> Iterator[tuple[HeldStream, str]]:
             upstream.go.set()
 
 
+@pytest.mark.slow
 def test_cli_purge_binds_a_reply_the_proxy_process_is_streaming(
     held: tuple[HeldStream, str], tmp_path: Path, embedder: OnnxEmbedder
 ) -> None:

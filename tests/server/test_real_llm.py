@@ -21,9 +21,10 @@ from openai import OpenAI
 from orma_proxy import AsyncMemory, OrmaConfig
 from orma_proxy.embed.onnx import OnnxEmbedder
 from orma_proxy.server import create_app
-from tests.packages import package_dir
-from tests.server.serving import free_port, serve
-from tests.server.test_chat import wait_for_episodes
+from tests.helpers.packages import package_dir
+from tests.helpers.proxy import wait_for_episodes
+from tests.helpers.rawdb import scalar
+from tests.helpers.serving import free_port, serve
 
 pytestmark = pytest.mark.slow
 
@@ -82,7 +83,7 @@ def test_streamed_chat_through_the_proxy_and_a_real_sleep(
         pieces = [c.choices[0].delta.content or "" for c in stream if c.choices]
         reply = "".join(pieces)
         assert len(pieces) > 2 and reply.strip()
-        rows = wait_for_episodes(config, embedder, 2)
+        rows = wait_for_episodes(config, 2)
         assert [r[0] for r in rows] == ["user", "assistant"]
         assert rows[0][1] == "Hi! I'm Sahil and I live in Pune." and rows[1][1] == reply
 
@@ -92,12 +93,11 @@ def test_streamed_chat_through_the_proxy_and_a_real_sleep(
             report = await mem.sleep()
             assert report.batches >= 1
             facts = await mem.facts(include_history=True)
-            reader = mem._opened().reader
-            cursor = await reader.execute(
+            dangling = scalar(
+                mem.path,
                 "SELECT count(*) FROM states s LEFT JOIN sentences t ON t.id = s.sentence_id "
-                "WHERE t.id IS NULL"
+                "WHERE t.id IS NULL",
             )
-            (dangling,) = await cursor.fetchone()  # type: ignore[misc]
             assert dangling == 0
             assert all(f.value.strip() for f in facts)
             after = await mem.stats()

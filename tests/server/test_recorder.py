@@ -16,7 +16,8 @@ from orma_proxy.embed.onnx import OnnxEmbedder
 from orma_proxy.forget.tombstones import TOMBSTONE_SECONDS, Tombstone, binding, leave
 from orma_proxy.memory.messages import Turn
 from orma_proxy.server.capture import Recorder
-from tests.rawdb import raw
+from orma_proxy.store import Writer
+from tests.helpers.rawdb import raw, rows, scalar
 
 SECRET = "My locker code is 88415."
 
@@ -28,9 +29,8 @@ async def other(config: OrmaConfig, embedder: OnnxEmbedder) -> AsyncIterator[Asy
         yield mem
 
 
-async def _texts(mem: AsyncMemory) -> list[str]:
-    rows = await mem._opened().reader.execute_fetchall("SELECT text FROM episodes ORDER BY id")
-    return [str(r[0]) for r in rows]
+def _texts(mem: AsyncMemory) -> list[str]:
+    return [str(r[0]) for r in rows(mem.path, "SELECT text FROM episodes ORDER BY id")]
 
 
 async def test_a_reply_streaming_during_a_purge_elsewhere_is_not_recorded(
@@ -44,7 +44,7 @@ async def test_a_reply_streaming_during_a_purge_elsewhere_is_not_recorded(
     turns = [Turn("user", "What is my locker code?")]
     recorder.record("default", turns, "It is 88415.", partial=False, model=None, began=began)
     await recorder.close()
-    assert await _texts(amem) == ["What is my locker code?"]
+    assert _texts(amem) == ["What is my locker code?"]
 
 
 async def test_a_purge_that_matched_nothing_yet_still_binds_the_turn_on_its_way(
@@ -58,7 +58,7 @@ async def test_a_purge_that_matched_nothing_yet_still_binds_the_turn_on_its_way(
         "default", [Turn("user", SECRET)], "Noted.", partial=False, model=None, began=began
     )
     await recorder.close()
-    assert await _texts(amem) == ["Noted."]
+    assert _texts(amem) == ["Noted."]
 
 
 async def test_a_chat_begun_after_a_purge_is_recorded_whole(
@@ -72,7 +72,7 @@ async def test_a_chat_begun_after_a_purge_is_recorded_whole(
         "default", [Turn("user", SECRET)], "Noted.", partial=False, model=None, began=began
     )
     await recorder.close()
-    assert await _texts(amem) == [SECRET, "Noted."]
+    assert _texts(amem) == [SECRET, "Noted."]
 
 
 async def test_a_purge_in_another_space_leaves_this_one_alone(
@@ -83,11 +83,11 @@ async def test_a_purge_in_another_space_leaves_this_one_alone(
     await other.purge("88415", "bob")
     recorder.record("default", [Turn("user", SECRET)], "", partial=False, model=None, began=began)
     await recorder.close()
-    assert await _texts(amem) == [SECRET]
+    assert _texts(amem) == [SECRET]
 
 
 async def test_the_tombstone_keeps_no_text_and_expires_after_an_hour(
-    amem: AsyncMemory, config: OrmaConfig
+    amem: AsyncMemory, config: OrmaConfig, writer: Writer
 ) -> None:
     await amem.purge("88415")  # matches nothing: no compaction, the row stays in the log too
     with raw(config.resolved_db_path()) as conn:
@@ -98,30 +98,28 @@ async def test_the_tombstone_keeps_no_text_and_expires_after_an_hour(
         assert b"88415" not in file.read_bytes()
 
     async def job_binding(since: float) -> list[Tombstone]:
-        return await amem._opened().writer.submit(lambda conn: binding(conn, "default", since))
+        return await writer.submit(lambda conn: binding(conn, "default", since))
 
     assert len(await job_binding(0.0)) == 1
     old = time.time() - TOMBSTONE_SECONDS - 1
-    await amem._opened().writer.submit(lambda conn: leave(conn, "default", "stale", old))
+    await writer.submit(lambda conn: leave(conn, "default", "stale", old))
     assert len(await job_binding(0.0)) == 1  # the stale one is dropped, the fresh one kept
     with raw(path) as conn:
         assert conn.execute("SELECT count(*) FROM purge_tombstones").fetchone() == (1,)
 
 
-async def test_tombstones_match_as_purge_matches(amem: AsyncMemory) -> None:
+async def test_tombstones_match_as_purge_matches(amem: AsyncMemory, writer: Writer) -> None:
     """Substring, ASCII letters folded, nothing else: exactly SQLite's instr(lower(), lower())."""
-    reader = amem._opened().reader
     texts = ["Mein Code: ÄRGER-88415", "code 88415", "ärger", "CODE88415!", "  ", "日本語のコード"]
     targets = ["code", "ÄRGER", "ärger", "88415", "Code 88415", "のコ", "E8", "x"]
     for target in targets:
-        await amem._opened().writer.submit(lambda conn, t=target: leave(conn, "m", t, time.time()))
-    stones = await amem._opened().writer.submit(lambda conn: binding(conn, "m", 0.0))
+        await writer.submit(lambda conn, t=target: leave(conn, "m", t, time.time()))
+    stones = await writer.submit(lambda conn: binding(conn, "m", 0.0))
     assert len(stones) == len(targets)
     for stone, target in zip(stones, targets, strict=True):
         for text in texts:
-            cursor = await reader.execute("SELECT instr(lower(?), lower(?)) > 0", (text, target))
-            row = await cursor.fetchone()
-            assert row is not None and stone.found_in(text) == bool(row[0]), (text, target)
+            found = scalar(amem.path, "SELECT instr(lower(?), lower(?)) > 0", text, target)
+            assert stone.found_in(text) == bool(found), (text, target)
 
 
 async def test_a_lone_surrogate_in_the_reply_costs_no_turn(amem: AsyncMemory) -> None:
@@ -130,4 +128,4 @@ async def test_a_lone_surrogate_in_the_reply_costs_no_turn(amem: AsyncMemory) ->
     turns = [Turn("user", "Say something odd.")]
     recorder.record("default", turns, "odd \ud800 reply", partial=False, model=None, began=0.0)
     await recorder.close()
-    assert await _texts(amem) == ["Say something odd.", "odd \ufffd reply"]
+    assert _texts(amem) == ["Say something odd.", "odd \ufffd reply"]

@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from orma_proxy.server.capture import BULK_LINES, MAX_LINE_BYTES, ReplyCapture
-from tests.server.conftest import Proxy
+from tests.helpers.proxy import Proxy
 from webui_passthrough import coalesced
 
 

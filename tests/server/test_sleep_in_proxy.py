@@ -15,8 +15,9 @@ from orma_proxy import AsyncMemory, OrmaConfig
 from orma_proxy.embed.onnx import OnnxEmbedder
 from orma_proxy.server import create_app, proxy_state
 from orma_proxy.sleep import UpstreamGate
-from tests.server.conftest import Proxy, Upstream
-from tests.server.serving import serve
+from tests.helpers.proxy import Proxy
+from tests.helpers.scripted_upstream import Upstream
+from tests.helpers.serving import serve
 
 
 @pytest.fixture

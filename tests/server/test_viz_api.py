@@ -14,9 +14,9 @@ import pytest
 from orma_proxy import AsyncMemory
 from orma_proxy.embed.onnx import OnnxEmbedder
 from orma_proxy.server import create_app
-from tests.rawdb import scalar
-from tests.server.serving import serve
-from tests.server.viz_data import PENDING_NOTE, Seeded, chat, seeded
+from tests.helpers.rawdb import scalar
+from tests.helpers.serving import serve
+from tests.helpers.viz_data import PENDING_NOTE, Seeded, chat, seeded
 
 pytestmark = pytest.mark.slow
 

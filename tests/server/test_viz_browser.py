@@ -6,32 +6,23 @@ from __future__ import annotations
 
 import asyncio
 import colorsys
-import os
-import shutil
 import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from PIL import Image
 
 from orma_proxy import AsyncMemory
 from orma_proxy.embed.onnx import OnnxEmbedder
-from tests.rawdb import scalar
-from tests.server.cdp import Page, browser
-from tests.server.viz_data import PENDING_NOTE, seeded
+from tests.helpers.chromium import Page, browser, keep
+from tests.helpers.rawdb import scalar
+from tests.helpers.viz_data import PENDING_NOTE, seeded
 
 # Hue (degrees) of each node kind's colour in viz.js, as shaded spheres keep it.
 HUES = {"state": 142, "rule": 348, "conditional": 38, "entity": 188, "event": 255}
 BACKGROUND = (7, 11, 20)  # #070b14
 PANELS = ("bar", "legend", "side", "drawer", "note", "message")
-
-
-def keep(shot: Path) -> None:
-    """Copy a screenshot to $ORMA_ARTIFACTS when set (CI collects it from there)."""
-    target = os.environ.get("ORMA_ARTIFACTS")
-    if target:
-        Path(target).mkdir(parents=True, exist_ok=True)
-        shutil.copy(shot, Path(target) / shot.name)
 
 
 def panel_boxes(page: Page) -> list[tuple[float, float, float, float]]:
@@ -71,6 +62,7 @@ def hue_counts(pixels: list[Any]) -> dict[str, int]:
     return counts
 
 
+@pytest.mark.slow
 def test_the_viz_page_draws_searches_and_inspects(tmp_path: Path, embedder: OnnxEmbedder) -> None:
     profile = tmp_path / "chrome"
     profile.mkdir()

@@ -9,7 +9,7 @@ import pytest
 
 from orma_proxy import AsyncMemory, OrmaConfig
 from orma_proxy.embed.onnx import OnnxEmbedder
-from tests.sleep.scripted import BASE, ScriptedLLM
+from tests.helpers.scripted_llm import BASE, ScriptedLLM
 
 ZONE = "Asia/Kolkata"
 

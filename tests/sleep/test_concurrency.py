@@ -10,7 +10,7 @@ import sqlean
 
 from orma_proxy import AsyncMemory
 from orma_proxy.sleep import SleepReport, SleepScheduler, UpstreamGate
-from tests.sleep.scripted import ScriptedLLM, answer
+from tests.helpers.scripted_llm import ScriptedLLM, answer
 
 PUNE = answer(states=[{"line": 1, "attribute": "home_city", "value": "Pune"}])
 

@@ -7,7 +7,7 @@ import httpx
 from orma_proxy import AsyncMemory
 from orma_proxy.facts import Event, State
 from orma_proxy.sleep import SleepReport
-from tests.sleep.scripted import ScriptedLLM, answer
+from tests.helpers.scripted_llm import ScriptedLLM, answer
 
 # Wednesday 21 October 2026, 10:00 in Asia/Kolkata.
 WED = "2026-10-21T10:00:00+05:30"

@@ -13,8 +13,8 @@ from orma_proxy import Memory, OrmaConfig
 from orma_proxy.errors import NotAnOrmaDatabaseError, SchemaTooNewError, StoreError
 from orma_proxy.store.connect import open_sync
 from orma_proxy.store.migrate import load_migrations
-from tests.embedders import HashingEmbedder
-from tests.rawdb import scalar
+from tests.helpers.embedders import HashingEmbedder
+from tests.helpers.rawdb import scalar
 
 
 def snapshot(folder: Path) -> dict[str, tuple[bytes, int]]:

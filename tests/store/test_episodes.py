@@ -13,8 +13,8 @@ from orma_proxy import AsyncMemory, OrmaConfig
 from orma_proxy.errors import InputError
 from orma_proxy.store.connect import DatabaseError, open_sync
 from orma_proxy.store.episodes import ROLES
-from tests.embedders import HashingEmbedder
-from tests.rawdb import raw, rows, scalar
+from tests.helpers.embedders import HashingEmbedder
+from tests.helpers.rawdb import raw, rows, scalar
 
 
 async def test_every_field_is_stored_as_given(amem: AsyncMemory) -> None:

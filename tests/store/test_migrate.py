@@ -11,7 +11,7 @@ import pytest
 from orma_proxy.recall.access import unpack_times
 from orma_proxy.store.connect import Connection, DatabaseError, open_sync
 from orma_proxy.store.migrate import load_migrations, migrate, split_statements
-from tests.processes import migration_counts
+from tests.helpers.processes import migration_counts
 
 
 def write_migrations(folder: Path, files: dict[str, str]) -> Path:

@@ -11,9 +11,9 @@ import pytest
 
 from orma_proxy import AsyncMemory, OrmaConfig
 from orma_proxy.store.migrate import load_migrations
-from tests.embedders import HashingEmbedder
-from tests.processes import expect_line, migration_counts, started
-from tests.rawdb import raw
+from tests.helpers.embedders import HashingEmbedder
+from tests.helpers.processes import expect_line, migration_counts, started
+from tests.helpers.rawdb import raw
 
 pytestmark = pytest.mark.slow
 

@@ -1,6 +1,6 @@
 """A database this process may read but not write: reads work, writes get one clear error.
 
-Each reader is a real process for which the file modes hold (``tests.unprivileged``);
+Each reader is a real process for which the file modes hold (``tests.helpers.unprivileged``);
 the file is checked byte for byte afterwards, and nothing may be left beside it.
 """
 
@@ -17,8 +17,8 @@ import pytest
 
 from orma_proxy import Memory, OrmaConfig
 from orma_proxy.store.connect import open_sync
-from tests.embedders import HashingEmbedder
-from tests.unprivileged import child, on_read_only_mount, without_override
+from tests.helpers.embedders import HashingEmbedder
+from tests.helpers.unprivileged import child, on_read_only_mount, without_override
 
 pytestmark = pytest.mark.slow
 

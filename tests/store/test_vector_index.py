@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import aiosqlite
 import numpy as np
 import pytest
 
@@ -12,7 +13,8 @@ from orma_proxy.embed.onnx import OnnxEmbedder
 from orma_proxy.store.connect import open_sync
 from orma_proxy.store.vector_index import SpaceVectors, VectorIndex, pack_bits
 from orma_proxy.store.vectors import nearest
-from tests.embedders import HashingEmbedder
+from tests.helpers.embedders import HashingEmbedder
+from tests.helpers.rawdb import reading
 
 NOTES = [
     "My dentist is Dr. Rao in Kothrud.",
@@ -26,7 +28,7 @@ QUERIES = ["who fixes my teeth?", "where does Priya live?", "breakfast last week
 
 
 def _index(mem: AsyncMemory) -> VectorIndex:
-    return mem._opened().vectors
+    return mem.vector_index
 
 
 async def _held(mem: AsyncMemory, space: str) -> VectorIndex:
@@ -85,12 +87,14 @@ def test_nearest_reranks_the_candidates_by_exact_cosine() -> None:
     assert space.nearest(rng.standard_normal(32).astype(np.float32), 40, 10) == []  # other width
 
 
-async def test_in_memory_hits_and_scores_equal_sqlite_vec(amem: AsyncMemory) -> None:
+async def test_in_memory_hits_and_scores_equal_sqlite_vec(
+    amem: AsyncMemory, reader: aiosqlite.Connection
+) -> None:
     """The statement the search runs, either way: same ids, same cosines."""
     for note in NOTES:
         await amem.add(note, space="alice")
     await amem.flush()
-    reader = amem._opened().reader
+    await amem.vector_index.register(reader)  # the in-memory k-NN, as the memory's reader has it
     await _held(amem, "alice")
     for query in QUERIES:
         vector = amem.embedder.embed([query])[0]
@@ -170,13 +174,15 @@ async def test_another_processs_writes_and_purges_are_seen(
         episode = await cli.add(text, space="alice")
         await cli.flush()
         query = embedder.embed(["where does my pet go when it storms?"])[0]
-        await index.catch_up(proxy._opened().reader)
+        async with reading(proxy.path) as reader:
+            await index.catch_up(reader)
         found = index.nearest("alice", query, 4, 1)
         hit = (await proxy.search("where does my pet go when it storms?", space="alice")).passages
         assert hit[0].text == text and found is not None and found[0][0] == hit[0].sentence_id
 
         await cli.purge([episode], space="alice")
-        await index.catch_up(proxy._opened().reader)
+        async with reading(proxy.path) as reader:
+            await index.catch_up(reader)
         assert hit[0].sentence_id not in dict(index.nearest("alice", query, 50, 50) or [])
         texts = [p.text for p in (await proxy.search("cat under the sofa", space="alice")).passages]
         assert text not in texts
@@ -204,7 +210,8 @@ async def test_too_many_changes_reload_instead_of_patching(tmp_path: Path) -> No
         for i in range(5):
             await mem.add(f"bulk note number {i}", space="s")
         await mem.flush()
-        await index.catch_up(mem._opened().reader)
+        async with reading(mem.path) as reader:
+            await index.catch_up(reader)
         assert not index.holds("s")  # dropped, reloaded on the next search
         await mem.search("bulk", space="s")
         await index.settle()

@@ -12,6 +12,7 @@ from orma_proxy import AsyncMemory
 from orma_proxy.config import OrmaConfig
 from orma_proxy.recall.access import write_accesses
 from orma_proxy.recall.temporal import History
+from orma_proxy.store import Writer
 from orma_proxy.viz.graph import build_graph, signals
 
 pytestmark = pytest.mark.slow
@@ -70,12 +71,11 @@ async def _fill(conn: aiosqlite.Connection, now: float) -> None:
 
 
 async def test_a_large_space_keeps_rules_and_the_most_active_and_says_so(
-    amem: AsyncMemory,
+    amem: AsyncMemory, reader: aiosqlite.Connection, writer: Writer
 ) -> None:
     now = time.time()
     await amem.add("A note every state cites.", "big")
-    await amem._opened().writer.submit(lambda conn: _fill(conn, now))
-    reader = amem._opened().reader
+    await writer.submit(lambda conn: _fill(conn, now))
     started = time.perf_counter()
     graph = await build_graph(reader, "big", amem.config, now, 2_000)
     seconds = time.perf_counter() - started

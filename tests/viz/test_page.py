@@ -12,10 +12,9 @@ from PIL import Image
 
 from orma_proxy.embed.onnx import OnnxEmbedder
 from orma_proxy.server import create_app
-from tests.server.cdp import Page, browser
-from tests.server.serving import serve
-from tests.server.test_viz_browser import keep
-from tests.server.viz_data import seeded
+from tests.helpers.chromium import Page, browser, keep
+from tests.helpers.serving import serve
+from tests.helpers.viz_data import seeded
 
 pytestmark = pytest.mark.slow
 

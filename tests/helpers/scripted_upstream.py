@@ -17,6 +17,8 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from tests.helpers.serving import Served
+
 WEBUI_HTML = """<!doctype html>
 <html><head><title>test web ui</title><script src="/assets/app.js"></script></head>
 <body><div id="out">waiting</div></body></html>"""
@@ -65,6 +67,16 @@ def chunk_event(index: int, text: str) -> bytes:
         "timings": {"predicted_n": index + 1},
     }
     return b"data: " + json.dumps(payload).encode() + b"\n\n"
+
+
+@dataclass
+class Upstream:
+    """The scripted upstream, served: its URL, what it answers and what it received."""
+
+    url: str
+    script: Script
+    recorded: Recorded
+    served: Served
 
 
 def build_upstream(script: Script, recorded: Recorded) -> Starlette:

@@ -7,7 +7,7 @@ read-only folder stops it exactly as it stops an ordinary user; started as
 another user, the child is one already. ``on_read_only_mount`` runs it where
 a folder is a read-only bind mount, in a mount namespace of its own.
 
-``python -m tests.unprivileged DB OUT`` opens DB with the SDK and prints, as
+``python -m tests.helpers.unprivileged DB OUT`` opens DB with the SDK and prints, as
 JSON, what reading gave and what each kind of write said.
 """
 
@@ -23,7 +23,7 @@ from pathlib import Path
 from orma_proxy import AsyncMemory, OrmaConfig
 from orma_proxy.errors import OrmaError
 from orma_proxy.sleep.scheduler import SleepScheduler
-from tests.embedders import HashingEmbedder
+from tests.helpers.embedders import HashingEmbedder
 
 # prctl(PR_CAPBSET_DROP) of both capabilities, then exec: the new program starts without them.
 _DROP_THEN_EXEC = """
@@ -52,7 +52,7 @@ def on_read_only_mount(source: Path, target: Path, argv: list[str]) -> list[str]
 
 def child(db: Path, *args: str) -> list[str]:
     """The command line of this module's reader on ``db`` (``args``: OUT)."""
-    return [sys.executable, "-m", "tests.unprivileged", str(db), *args]
+    return [sys.executable, "-m", "tests.helpers.unprivileged", str(db), *args]
 
 
 async def _read_and_try_writes(db: Path, out: Path) -> dict[str, object]:

@@ -1,6 +1,6 @@
 """Other processes on the same database file: the entry points and how tests start them.
 
-``python -m tests.processes COMMAND DB ...`` runs one of the commands below. A
+``python -m tests.helpers.processes COMMAND DB ...`` runs one of the commands below. A
 process says ``ready`` once it is set up, then waits for a ``go`` file, so
 several of them can be released at the same instant.
 """
@@ -19,10 +19,10 @@ from pathlib import Path
 from orma_proxy import AsyncMemory, OrmaConfig
 from orma_proxy.store.connect import open_sync
 from orma_proxy.store.migrate import migrate
-from tests.embedders import HashingEmbedder
-from tests.rawdb import raw
+from tests.helpers.embedders import HashingEmbedder
+from tests.helpers.rawdb import raw
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _say(line: object) -> None:
@@ -85,10 +85,10 @@ def main(argv: list[str]) -> None:
 
 @contextmanager
 def started(*args: str | Path) -> Iterator[subprocess.Popen[str]]:
-    """A ``python -m tests.processes`` child; killed and reaped however the test ends."""
+    """A ``python -m tests.helpers.processes`` child; killed and reaped however the test ends."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1"}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "tests.processes", *map(str, args)],
+        [sys.executable, "-m", "tests.helpers.processes", *map(str, args)],
         cwd=ROOT,
         env=env,
         stdout=subprocess.PIPE,

@@ -2,7 +2,8 @@
 
 Sleep is left out on purpose: each test states exactly which facts exist,
 which replaced which and what links to what, so a ranking or packing test
-fails only for a ranking or packing reason.
+fails only for a ranking or packing reason. The SQL goes through a writer of
+its own on the memory's file (one per call), as another process would write.
 """
 
 from __future__ import annotations
@@ -13,7 +14,11 @@ from datetime import datetime
 import aiosqlite
 
 from orma_proxy import AsyncMemory
-from orma_proxy.store.database import Database
+from orma_proxy.store import Writer
+from tests.helpers.rawdb import scalar, writing
+
+# The moment the Sahil story (``sahil``) is asked about.
+TODAY = "2026-11-01T10:00:00+05:30"
 
 
 def ts(when: str) -> float:
@@ -28,19 +33,21 @@ class Store:
         self.mem = mem
         self.space = space
 
-    @property
-    def db(self) -> Database:
-        return self.mem._opened()
-
     async def say(self, text: str, when: str, role: str = "user") -> int:
         """Store one episode; returns the id of its first sentence."""
         episode = await self.mem.add(text, self.space, role=role, at=when)
-        rows = await self.db.reader.execute_fetchall(
-            "SELECT id FROM sentences WHERE episode_id = ? ORDER BY position LIMIT 1", (episode,)
+        first = scalar(
+            self.mem.path,
+            "SELECT id FROM sentences WHERE episode_id = ? ORDER BY position LIMIT 1",
+            episode,
         )
-        return int(next(iter(rows))[0])
+        return int(first)
 
     async def entity(self, name: str) -> int:
+        async with writing(self.mem.path) as db:
+            return await self._entity(db, name)
+
+    async def _entity(self, db: Writer, name: str) -> int:
         async def job(conn: aiosqlite.Connection) -> int:
             kind = "user" if name == "user" else "person"
             await conn.execute(
@@ -55,11 +62,15 @@ class Store:
             assert row is not None
             return int(row[0])
 
-        return await self.db.writer.submit(job)
+        return await db.submit(job)
 
     async def link(self, name: str, kind: str, target: int) -> None:
-        entity = await self.entity(name)
-        await self.db.writer.submit(
+        async with writing(self.mem.path) as db:
+            await self._link(db, name, kind, target)
+
+    async def _link(self, db: Writer, name: str, kind: str, target: int) -> None:
+        entity = await self._entity(db, name)
+        await db.submit(
             lambda conn: conn.execute(
                 "INSERT OR IGNORE INTO entity_links (entity_id, kind, target_id, space) "
                 "VALUES (?, ?, ?, ?)",
@@ -82,9 +93,8 @@ class Store:
         links: tuple[str, ...] = (),
     ) -> int:
         """An active state citing ``sentence``, linked to its holder and ``links``."""
-        holder = await self.entity(entity)
 
-        async def job(conn: aiosqlite.Connection) -> int:
+        async def job(conn: aiosqlite.Connection, holder: int) -> int:
             cursor = await conn.execute(
                 "SELECT s.episode_id, e.said_at FROM sentences s "
                 "JOIN episodes e ON e.id = s.episode_id WHERE s.id = ?",
@@ -106,20 +116,23 @@ class Store:
             assert inserted is not None
             return int(inserted[0])
 
-        state_id = await self.db.writer.submit(job)
-        for name in (entity, *links):
-            await self.link(name, "state", state_id)
+        async with writing(self.mem.path) as db:
+            holder = await self._entity(db, entity)
+            state_id = await db.submit(lambda conn: job(conn, holder))
+            for name in (entity, *links):
+                await self._link(db, name, "state", state_id)
         return state_id
 
     async def supersede(self, old: int, new: int) -> None:
         """Close ``old`` as replaced by ``new`` (from the moment ``new`` became true)."""
-        await self.db.writer.submit(
-            lambda conn: conn.execute(
-                "UPDATE states SET active = 0, superseded_by = ?, end_reason = 'superseded', "
-                "valid_to = (SELECT valid_from FROM states WHERE id = ?) WHERE id = ?",
-                (new, new, old),
+        async with writing(self.mem.path) as db:
+            await db.submit(
+                lambda conn: conn.execute(
+                    "UPDATE states SET active = 0, superseded_by = ?, end_reason = 'superseded', "
+                    "valid_to = (SELECT valid_from FROM states WHERE id = ?) WHERE id = ?",
+                    (new, new, old),
+                )
             )
-        )
 
     async def event(
         self, sentence: int, what: str, date: str | None, *, who: tuple[str, ...] = (),
@@ -136,9 +149,10 @@ class Store:
             assert inserted is not None
             return int(inserted[0])
 
-        event_id = await self.db.writer.submit(job)
-        for name in (*who, *links):
-            await self.link(name, "event", event_id)
+        async with writing(self.mem.path) as db:
+            event_id = await db.submit(job)
+            for name in (*who, *links):
+                await self._link(db, name, "event", event_id)
         return event_id
 
 

@@ -1,9 +1,11 @@
-"""Headless Chromium driven over the DevTools protocol: just enough to test one page.
+"""Headless Chromium for the browser tests: found, run once, or driven over DevTools.
 
-Chromium listens on a port it picks (``--remote-debugging-port=0`` and the
-``DevToolsActivePort`` file); the test talks to the page's websocket with
-``websockets``' synchronous client: evaluate JavaScript, press keys, click
-with real mouse events, take a screenshot, and keep every console message and
+``chromium()`` is Debian's browser and ``CHROMIUM_FLAGS`` load a page once and
+dump its DOM. ``browser()`` keeps one tab open instead: Chromium listens on a
+port it picks (``--remote-debugging-port=0`` and the ``DevToolsActivePort``
+file); the test talks to the page's websocket with ``websockets``' synchronous
+client: evaluate JavaScript, press keys, click with real mouse events, take a
+screenshot (``keep`` saves it for CI), and keep every console message and
 uncaught exception the page produced.
 """
 
@@ -12,6 +14,8 @@ from __future__ import annotations
 import base64
 import itertools
 import json
+import os
+import shutil
 import subprocess
 import time
 from collections.abc import Iterator
@@ -23,7 +27,18 @@ from typing import Any
 import httpx
 from websockets.sync.client import ClientConnection, connect
 
-from tests.server.test_browser import CHROMIUM_FLAGS, chromium
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--virtual-time-budget=15000",
+    "--dump-dom",
+]
 
 # The flags the proxy's browser test uses, without its one-shot --dump-dom mode, and a
 # software WebGL (SwiftShader): there is no GPU here.
@@ -34,6 +49,20 @@ PAGE_FLAGS = [
     "--hide-scrollbars",
     "--mute-audio",
 ]
+
+
+def chromium() -> str:
+    path = shutil.which("chromium") or shutil.which("chromium-browser")
+    assert path, "Debian's chromium is required (.ci/run installs it)"
+    return path
+
+
+def keep(shot: Path) -> None:
+    """Copy a screenshot to $ORMA_ARTIFACTS when set (CI collects it from there)."""
+    target = os.environ.get("ORMA_ARTIFACTS")
+    if target:
+        Path(target).mkdir(parents=True, exist_ok=True)
+        shutil.copy(shot, Path(target) / shot.name)
 
 
 @dataclass

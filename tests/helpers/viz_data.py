@@ -23,9 +23,9 @@ import httpx
 from orma_proxy import AsyncMemory, OrmaConfig
 from orma_proxy.embed.onnx import OnnxEmbedder
 from orma_proxy.server import create_app
-from tests.rawdb import rows, scalar
-from tests.server.scripted_upstream import Recorded, Script, build_upstream
-from tests.server.serving import Served, serve
+from tests.helpers.rawdb import rows, scalar
+from tests.helpers.scripted_upstream import Recorded, Script, build_upstream
+from tests.helpers.serving import Served, serve
 
 FIRST_TURN = (
     "I live in Pune. My dentist is Dr. Rao in Kothrud. "

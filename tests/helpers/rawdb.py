@@ -1,0 +1,69 @@
+"""Looking inside a database file directly, as a test's independent witness.
+
+Through ``sqlean`` (the SQLite Orma itself links), never the standard library's
+``sqlite3`` while a memory is open in this process: two copies of SQLite in one
+process do not see each other's POSIX locks, and a connection of one copy may
+read stale pages or checkpoint the write-ahead log under the other.
+
+Tests read and write a memory's file through connections of their own, as
+another process would, never through the memory's private ones: ``raw``,
+``rows`` and ``scalar`` read; ``reading`` is an async read-only connection for
+the store and recall functions that take one; ``writing`` runs write jobs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from pathlib import Path
+from typing import Any
+
+import aiosqlite
+
+from orma_proxy.store import Writer, open_async
+from orma_proxy.store.connect import Connection, open_sync
+
+BUSY_TIMEOUT_MS = 15_000
+
+
+@contextmanager
+def raw(path: Path) -> Iterator[Connection]:
+    """A read-only connection of its own to ``path``."""
+    conn = open_sync(path, busy_timeout_ms=BUSY_TIMEOUT_MS, read_only=True)
+    try:
+        yield conn
+    finally:
+        conn.close()
+
+
+def rows(path: Path, sql: str, *args: object) -> list[tuple[object, ...]]:
+    """Every row of ``sql``."""
+    with raw(path) as conn:
+        return [tuple(row) for row in conn.execute(sql, args).fetchall()]
+
+
+def scalar(path: Path, sql: str, *args: object) -> Any:
+    """The first column of the first row of ``sql``."""
+    return rows(path, sql, *args)[0][0]
+
+
+@asynccontextmanager
+async def reading(path: Path) -> AsyncIterator[aiosqlite.Connection]:
+    """An async read-only connection of its own to ``path``."""
+    conn = await open_async(path, busy_timeout_ms=BUSY_TIMEOUT_MS, read_only=True)
+    try:
+        yield conn
+    finally:
+        await conn.close()
+
+
+@asynccontextmanager
+async def writing(path: Path) -> AsyncIterator[Writer]:
+    """A writer of its own on ``path`` (another process's, as far as the memory can tell)."""
+    opened = await Writer.open(
+        path, busy_timeout_ms=BUSY_TIMEOUT_MS, synchronous="NORMAL", batch_max=64
+    )
+    try:
+        yield opened
+    finally:
+        await opened.close()
