@@ -21,6 +21,7 @@ import aiosqlite
 from orma_proxy.config import OrmaConfig
 from orma_proxy.embed.base import Vectors
 from orma_proxy.recall.fts import BM25_SQL, GRAMS_SQL, bm25_params, grams_params
+from orma_proxy.recall.turns import named_in, turn_scores, without_names
 from orma_proxy.store.episodes import SentenceRow
 from orma_proxy.store.vector_index import VectorIndex
 from orma_proxy.store.vectors import INDEX_NEAREST_SQL, NEAREST_SQL, nearest_params
@@ -38,6 +39,7 @@ class Passage:
     said_at: datetime
     score: float
     role: str
+    speaker: str | None = None
 
 
 @dataclass(frozen=True)
@@ -51,12 +53,15 @@ class SearchResult:
     events: list[object] = field(default_factory=list)
 
 
-def rrf_fuse(rankings: list[list[int]], rrf_k: int) -> dict[int, float]:
-    """Reciprocal Rank Fusion of several best-first id lists."""
+def rrf_fuse(
+    rankings: list[list[int]], rrf_k: int, weights: list[float] | None = None
+) -> dict[int, float]:
+    """Reciprocal Rank Fusion of several best-first id lists, each list with its weight."""
     scores: dict[int, float] = {}
-    for ranking in rankings:
+    for i, ranking in enumerate(rankings):
+        weight = 1.0 if weights is None else weights[i]
         for rank, item in enumerate(ranking, start=1):
-            scores[item] = scores.get(item, 0.0) + 1.0 / (rrf_k + rank)
+            scores[item] = scores.get(item, 0.0) + weight / (rrf_k + rank)
     return scores
 
 
@@ -68,7 +73,8 @@ def rrf_fuse(rankings: list[list[int]], rrf_k: int) -> dict[int, float]:
 # walk the whole space through ``sentences_space`` instead (~5x slower at 10k notes).
 _WITH_ROWS = (
     "WITH hits AS ({hits}) "
-    "SELECT h.id, s.episode_id, s.space, e.role, s.text, e.said_at FROM hits h "
+    "SELECT h.id, s.episode_id, s.space, e.role, s.text, e.said_at, "
+    "json_extract(e.metadata, '$.speaker') FROM hits h "
     "CROSS JOIN sentences s ON s.id = h.id CROSS JOIN episodes e ON e.id = s.episode_id "
     "WHERE s.space = :space AND s.released_by IS NULL AND s.superseded_by IS NULL "
     "AND json_extract(e.metadata, '$.failed') IS NULL ORDER BY h.score DESC, h.id"
@@ -84,12 +90,14 @@ async def _ranked(
     sql: str,
     params: dict[str, object],
     rows: dict[int, SentenceRow],
+    speakers: dict[int, str | None],
 ) -> list[int]:
-    """Run one channel: its ids best first; their rows are added to ``rows``."""
+    """Run one channel: its ids best first; their rows (and speakers) are added."""
     ranking = []
     for r in await conn.execute_fetchall(sql, params):
         row = SentenceRow(int(r[0]), int(r[1]), r[2], r[3], r[4], float(r[5]))
         rows[row.sentence_id] = row
+        speakers[row.sentence_id] = r[6] if isinstance(r[6], str) else None
         ranking.append(row.sentence_id)
     return ranking
 
@@ -111,20 +119,24 @@ async def hybrid_search(
     ``conn`` must have its ``orma_nearest`` function (``VectorIndex.register``).
     """
     query = query[: config.max_query_chars]
+    named = named_in(query)
+    words = without_names(query, named)
     if config.enable_semantic:
-        vector_task = asyncio.ensure_future(embed_query(query))
+        vector_task = asyncio.ensure_future(embed_query(words))
     rows: dict[int, SentenceRow] = {}
+    speakers: dict[int, str | None] = {}
     keywords = []
-    lexical = bm25_params(query, space, config.search_k)
+    lexical = bm25_params(words, space, config.search_k)
     if lexical is not None:
-        keywords.append(_ranked(conn, LEXICAL_SQL, lexical, rows))
+        keywords.append(_ranked(conn, LEXICAL_SQL, lexical, rows, speakers))
     grams = grams_params(query, space, config.search_k) if config.enable_cjk_keywords else None
     if grams is not None:  # Chinese, Japanese, Korean: keywords by character pairs
-        keywords.append(_ranked(conn, GRAMS_SEARCH_SQL, grams, rows))
+        keywords.append(_ranked(conn, GRAMS_SEARCH_SQL, grams, rows, speakers))
     # Queued on the reader together (no round trip between them) while the query embeds.
     catch_up = [vectors.catch_up(conn)] if config.enable_semantic and vectors is not None else []
     done = await asyncio.gather(*catch_up, *keywords)
     rankings = [ranking for ranking in done if ranking is not None]  # catch_up gives None
+    weights = [1.0] * len(rankings)
     if config.enable_semantic:
         vector = await vector_task
         semantic = nearest_params(
@@ -136,17 +148,26 @@ async def hybrid_search(
         )
         in_memory = vectors is not None and vectors.use(space)
         sql = INDEX_SEMANTIC_SQL if in_memory else SEMANTIC_SQL
-        rankings.append(await _ranked(conn, sql, semantic, rows))
-    fused = rrf_fuse(rankings, config.rrf_k)
-    best = sorted(fused, key=fused.__getitem__, reverse=True)[:k]
+        rankings.append(await _ranked(conn, sql, semantic, rows, speakers))
+        weights.append(config.rrf_vector_weight)
+    fused = rrf_fuse(rankings, config.rrf_k, weights)
+    turns = turn_scores(
+        fused,
+        {sid: row.episode_id for sid, row in rows.items()},
+        speakers,
+        named,
+        share=config.sentence_share,
+        boost=config.speaker_boost,
+    )
     return [
         Passage(
             text=rows[sid].text,
             episode_id=rows[sid].episode_id,
             sentence_id=sid,
             said_at=datetime.fromtimestamp(rows[sid].said_at, UTC),
-            score=fused[sid],
+            score=value,
             role=rows[sid].role,
+            speaker=speakers.get(sid),
         )
-        for sid in best
+        for sid, value in turns[:k]
     ]
