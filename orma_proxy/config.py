@@ -162,6 +162,17 @@ class OrmaConfig(BaseModel):
         description="Weight of the vector channel in RRF (keywords weigh 1): a strong "
         "keyword match stays on top when the vectors disagree.",
     )
+    reply_share: float = Field(
+        0.5,
+        ge=0,
+        le=1,
+        description="Share of a matched question's score given to the turn that answers it.",
+    )
+    short_sentence_words: int = Field(
+        6,
+        ge=0,
+        description="A matched sentence of fewer words counts for its share of this many.",
+    )
     speaker_boost: float = Field(
         1.0,
         ge=0,

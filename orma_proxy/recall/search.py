@@ -12,6 +12,7 @@ third trip is needed to fetch the fused winners.
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -21,7 +22,12 @@ import aiosqlite
 from orma_proxy.config import OrmaConfig
 from orma_proxy.embed.base import Vectors
 from orma_proxy.recall.fts import BM25_SQL, GRAMS_SQL, bm25_params, grams_params
-from orma_proxy.recall.turns import named_in, turn_scores, without_names
+from orma_proxy.recall.turns import (
+    named_in,
+    turn_scores,
+    with_replies,
+    without_names,
+)
 from orma_proxy.store.episodes import SentenceRow
 from orma_proxy.store.vector_index import VectorIndex
 from orma_proxy.store.vectors import INDEX_NEAREST_SQL, NEAREST_SQL, nearest_params
@@ -82,6 +88,14 @@ _WITH_ROWS = (
 LEXICAL_SQL = _WITH_ROWS.format(hits=BM25_SQL)
 GRAMS_SEARCH_SQL = _WITH_ROWS.format(hits=GRAMS_SQL)
 SEMANTIC_SQL = _WITH_ROWS.format(hits=NEAREST_SQL)
+# The sentences of the turn right after each of ``:asked`` (a JSON list of episode
+# ids) in the space, first sentence first: each an index seek on (space, id).
+_NEXT_TURNS = (
+    "SELECT s.id AS id, -s.position AS score FROM json_each(:asked) a "
+    "CROSS JOIN sentences s ON s.episode_id = "
+    "(SELECT min(n.id) FROM episodes n WHERE n.space = :space AND n.id > a.value)"
+)
+REPLIES_SQL = _WITH_ROWS.format(hits=_NEXT_TURNS)
 INDEX_SEMANTIC_SQL = _WITH_ROWS.format(hits=INDEX_NEAREST_SQL)
 
 
@@ -100,6 +114,31 @@ async def _ranked(
         speakers[row.sentence_id] = r[6] if isinstance(r[6], str) else None
         ranking.append(row.sentence_id)
     return ranking
+
+
+async def _with_replies(
+    conn: aiosqlite.Connection,
+    space: str,
+    turns: list[tuple[int, float]],
+    rows: dict[int, SentenceRow],
+    speakers: dict[int, str | None],
+    share: float,
+) -> list[tuple[int, float]]:
+    """``turns`` with the replies to the questions among them (``turns.with_replies``)."""
+    asked = {rows[s].episode_id: s for s, _ in turns if rows[s].text.rstrip().endswith("?")}
+    if not asked:
+        return turns
+    params: dict[str, object] = {"asked": json.dumps(sorted(asked)), "space": space}
+    found: dict[int, int] = {}  # reply episode -> its first sentence
+    for sentence in await _ranked(conn, REPLIES_SQL, params, rows, speakers):
+        found.setdefault(rows[sentence].episode_id, sentence)
+    replies = {}
+    for episode, sentence in found.items():
+        question = max((q for q in asked if q < episode), default=None)
+        if question is not None:
+            replies[asked[question]] = sentence
+    episode_of = {sentence: row.episode_id for sentence, row in rows.items()}
+    return with_replies(turns, replies, episode_of, share=share)
 
 
 async def hybrid_search(
@@ -158,7 +197,11 @@ async def hybrid_search(
         named,
         share=config.sentence_share,
         boost=config.speaker_boost,
+        words_of={sid: len(row.text.split()) for sid, row in rows.items()},
+        short_words=config.short_sentence_words,
     )
+    if config.reply_share > 0:
+        turns = await _with_replies(conn, space, turns[:k], rows, speakers, config.reply_share)
     return [
         Passage(
             text=rows[sid].text,

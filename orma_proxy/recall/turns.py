@@ -6,6 +6,10 @@ hits, since an answer spread over a turn's sentences is more of a match than
 any one of them. One passage per turn comes back (its best sentence), so ten
 passages are ten turns, not the same turn's sentences crowding the others out.
 
+A turn that answers a matched question (the turn after it) shares
+``reply_share`` of the question's score: "What's your dog called?" matches
+the query's words, "Biscuit, after my favourite snack." holds the answer.
+
 A name in the query that is a turn's speaker (``text/speaker.py``) boosts that
 turn by ``speaker_boost``: "What does Asha do to relax?" is about what Asha
 said, and her name is no longer matched as a word of every line she said.
@@ -19,7 +23,7 @@ from collections.abc import Mapping
 from orma_proxy.text.names import names_in
 from orma_proxy.text.stopwords import STOPWORDS
 
-__all__ = ["named_in", "said_by", "turn_scores", "without_names"]
+__all__ = ["named_in", "said_by", "turn_scores", "with_replies", "without_names"]
 
 _NAME_WORD = re.compile(r"\w+(?:['’]s)?|\W+")
 _WORDS = re.compile(r"\w+")
@@ -63,10 +67,18 @@ def turn_scores(
     *,
     share: float,
     boost: float,
+    words_of: Mapping[int, int] | None = None,
+    short_words: int = 0,
 ) -> list[tuple[int, float]]:
-    """(best sentence id, turn score) of each turn with a hit, best first (ties: lower id)."""
+    """(best sentence id, turn score) of each turn with a hit, best first (ties: lower id).
+
+    A sentence of fewer than ``short_words`` words ("Wow!", "Thanks, Asha!") counts
+    for its share of that many: alone it says too little to be the answer.
+    """
     by_turn: dict[int, list[tuple[float, int]]] = {}
     for sentence, value in hits.items():
+        if words_of is not None and short_words:
+            value *= min(1.0, words_of.get(sentence, short_words) / short_words)
         by_turn.setdefault(episode_of[sentence], []).append((value, sentence))
     turns = []
     for found in by_turn.values():
@@ -77,3 +89,24 @@ def turn_scores(
             value *= 1.0 + boost
         turns.append((best, value))
     return sorted(turns, key=lambda t: (-t[1], t[0]))
+
+
+def with_replies(
+    turns: list[tuple[int, float]],
+    replies: Mapping[int, int],
+    episode_of: Mapping[int, int],
+    *,
+    share: float,
+) -> list[tuple[int, float]]:
+    """``turns`` with each reply given ``share`` of its question's score, best first.
+
+    ``replies`` maps a matched question's sentence to the first sentence of the
+    turn after it; a reply not found by the search joins with that share alone.
+    """
+    score = dict(turns)
+    by_turn = {episode_of[sentence]: [sentence, value] for sentence, value in turns}
+    for question, reply in replies.items():
+        entry = by_turn.setdefault(episode_of[reply], [reply, 0.0])
+        entry[1] += share * score[question]
+    ranked = [(int(sentence), float(value)) for sentence, value in by_turn.values()]
+    return sorted(ranked, key=lambda t: (-t[1], t[0]))

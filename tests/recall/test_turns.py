@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from orma_proxy import AsyncMemory
 from orma_proxy.recall.search import rrf_fuse
-from orma_proxy.recall.turns import named_in, turn_scores, without_names
+from orma_proxy.recall.turns import named_in, turn_scores, with_replies, without_names
 
 # Two friends talking; every line starts with who said it, as a transcript does.
 CHAT = [
@@ -25,6 +25,7 @@ async def test_a_leading_name_is_stored_as_the_speaker_not_indexed_as_a_word(
     amem: AsyncMemory,
 ) -> None:
     amem.config.enable_semantic = False
+    amem.config.reply_share = 0.0  # the words alone
     ids = [await amem.add(line, space="chat") for line in CHAT]
     found = await amem.search("Asha", space="chat", k=10)
     # Only what is said *about* Asha matches her name, not every line she said.
@@ -104,3 +105,39 @@ async def test_thanks_with_a_name_does_not_outrank_what_was_asked(amem: AsyncMem
     found = await amem.search("What does Asha paint?", space="chat", k=3)
     assert found.passages[0].episode_id == ids[4]
     assert ids[5] not in {p.episode_id for p in found.passages}  # "Glad you agree, Asha."
+
+
+async def test_the_reply_to_a_matched_question_is_found_with_it(amem: AsyncMemory) -> None:
+    amem.config.enable_semantic = False
+    lines = [
+        "Ravi: What's your dog called?",
+        "Asha: Biscuit, after my favourite snack.",
+        "Ravi: Lovely.",
+        "Asha: The weather is turning cold.",
+    ]
+    ids = [await amem.add(line, space="pets") for line in lines]
+    await amem.add("Unrelated: another space's turn.", space="other")
+    found = await amem.search("What is the dog called?", space="pets", k=5)
+    assert [p.episode_id for p in found.passages] == [ids[0], ids[1]]
+    amem.config.reply_share = 0.0
+    found = await amem.search("What is the dog called?", space="pets", k=5)
+    assert [p.episode_id for p in found.passages] == [ids[0]]
+
+
+async def test_a_short_exclamation_counts_for_less_than_a_real_statement(
+    amem: AsyncMemory,
+) -> None:
+    amem.config.enable_semantic = False
+    short = await amem.add("Asha: Nice dog!", space="s")
+    said = await amem.add("Asha: My dog sleeps on the sofa every single afternoon.", space="s")
+    amem.config.short_sentence_words = 0
+    assert (await amem.search("dog", space="s")).passages[0].episode_id == short
+    amem.config.short_sentence_words = 6
+    assert [p.episode_id for p in (await amem.search("dog", space="s")).passages] == [said, short]
+
+
+def test_a_reply_shares_its_questions_score_or_joins_with_that_share() -> None:
+    episode_of = {1: 10, 2: 11, 3: 12}
+    turns = [(1, 1.0), (3, 0.2)]
+    assert with_replies(turns, {1: 2}, episode_of, share=0.5) == [(1, 1.0), (2, 0.5), (3, 0.2)]
+    assert with_replies(turns, {1: 3}, episode_of, share=0.5) == [(1, 1.0), (3, 0.7)]
