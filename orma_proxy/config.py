@@ -168,6 +168,11 @@ class OrmaConfig(BaseModel):
         le=1,
         description="Share of a matched question's score given to the turn that answers it.",
     )
+    time_boost: float = Field(
+        1.5,
+        ge=0,
+        description="For a question asking when: relative boost of a turn that says when.",
+    )
     short_sentence_words: int = Field(
         6,
         ge=0,

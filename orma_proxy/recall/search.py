@@ -23,7 +23,9 @@ from orma_proxy.config import OrmaConfig
 from orma_proxy.embed.base import Vectors
 from orma_proxy.recall.fts import BM25_SQL, GRAMS_SQL, bm25_params, grams_params
 from orma_proxy.recall.turns import (
+    asks_when,
     named_in,
+    says_when,
     turn_scores,
     with_replies,
     without_names,
@@ -199,6 +201,10 @@ async def hybrid_search(
         boost=config.speaker_boost,
         words_of={sid: len(row.text.split()) for sid, row in rows.items()},
         short_words=config.short_sentence_words,
+        dated=frozenset(s for s, row in rows.items() if says_when(row.text))
+        if asks_when(query)
+        else frozenset(),
+        time_boost=config.time_boost,
     )
     if config.reply_share > 0:
         turns = await _with_replies(conn, space, turns[:k], rows, speakers, config.reply_share)

@@ -23,10 +23,31 @@ from collections.abc import Mapping
 from orma_proxy.text.names import names_in
 from orma_proxy.text.stopwords import STOPWORDS
 
-__all__ = ["named_in", "said_by", "turn_scores", "with_replies", "without_names"]
+__all__ = [
+    "asks_when",
+    "named_in",
+    "said_by",
+    "says_when",
+    "turn_scores",
+    "with_replies",
+    "without_names",
+]
 
 _NAME_WORD = re.compile(r"\w+(?:['’]s)?|\W+")
 _WORDS = re.compile(r"\w+")
+# A question about time, and a line that says when something happened: relative to
+# the day it was said ("yesterday", "last week", "two days ago") or a calendar date.
+_ASKS_WHEN = re.compile(
+    r"^\s*(?:when\b|(?:in |on )?what (?:year|month|day|date|time)\b|how long ago\b)", re.I
+)
+_DAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend"
+_MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
+_SAYS_WHEN = re.compile(
+    rf"\b(?:yesterday|today|tonight|tomorrow|ago|recently|(?:last|next|this|past) "
+    rf"(?:week|month|year|night|summer|winter|spring|fall|autumn|{_DAYS})|{_DAYS}|{_MONTHS}"
+    rf"|(?:19|20)\d\d)\b",
+    re.I,
+)
 
 
 def named_in(query: str) -> frozenset[str]:
@@ -54,6 +75,16 @@ def without_names(query: str, named: frozenset[str]) -> str:
     return kept if any(w not in STOPWORDS for w in _WORDS.findall(kept.lower())) else query
 
 
+def asks_when(query: str) -> bool:
+    """Whether the query asks when ("When did...", "What year...")."""
+    return _ASKS_WHEN.search(query) is not None
+
+
+def says_when(text: str) -> bool:
+    """Whether a line says when: a relative day ("last Saturday", "ago") or a date."""
+    return _SAYS_WHEN.search(text) is not None
+
+
 def said_by(speaker: str | None, named: frozenset[str]) -> bool:
     """Whether one of the speaker's words is a name the query gives."""
     return bool(speaker) and any(w in named for w in str(speaker).lower().split())
@@ -69,6 +100,8 @@ def turn_scores(
     boost: float,
     words_of: Mapping[int, int] | None = None,
     short_words: int = 0,
+    dated: frozenset[int] = frozenset(),
+    time_boost: float = 0.0,
 ) -> list[tuple[int, float]]:
     """(best sentence id, turn score) of each turn with a hit, best first (ties: lower id).
 
@@ -87,6 +120,8 @@ def turn_scores(
         value = best_value + share * sum(v for v, _ in found[1:])
         if said_by(speaker_of.get(best), named):
             value *= 1.0 + boost
+        if any(sentence in dated for _, sentence in found):
+            value *= 1.0 + time_boost
         turns.append((best, value))
     return sorted(turns, key=lambda t: (-t[1], t[0]))
 

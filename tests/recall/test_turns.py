@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from orma_proxy import AsyncMemory
 from orma_proxy.recall.search import rrf_fuse
-from orma_proxy.recall.turns import named_in, turn_scores, with_replies, without_names
+from orma_proxy.recall.turns import (
+    asks_when,
+    named_in,
+    says_when,
+    turn_scores,
+    with_replies,
+    without_names,
+)
 
 # Two friends talking; every line starts with who said it, as a transcript does.
 CHAT = [
@@ -141,3 +148,30 @@ def test_a_reply_shares_its_questions_score_or_joins_with_that_share() -> None:
     turns = [(1, 1.0), (3, 0.2)]
     assert with_replies(turns, {1: 2}, episode_of, share=0.5) == [(1, 1.0), (2, 0.5), (3, 0.2)]
     assert with_replies(turns, {1: 3}, episode_of, share=0.5) == [(1, 1.0), (3, 0.7)]
+
+
+def test_a_question_asking_when_and_a_line_saying_when() -> None:
+    assert all(map(asks_when, ["When did Asha move?", "In what year was it?", "what month?"]))
+    assert not any(map(asks_when, ["Where did Asha move?", "What did she say when I left?"]))
+    dated = ["I went yesterday.", "We met last Saturday", "two weeks ago", "in May 2021"]
+    assert all(map(says_when, dated))
+    assert not any(map(says_when, ["The class is fun.", "I lastly went home", "maybe"]))
+
+
+async def test_when_questions_favour_the_line_that_says_when(amem: AsyncMemory) -> None:
+    amem.config.enable_semantic = False
+    lines = [
+        "Asha: The pottery class is fun, the pottery teacher is kind and patient.",
+        "Asha: I went to my first pottery class yesterday.",
+    ]
+    ids = [await amem.add(line, space="t", at="2024-03-05T10:00:00+00:00") for line in lines]
+    amem.config.time_boost = 0.0
+    assert (await amem.search("When did Asha go to pottery?", space="t")).passages[
+        0
+    ].episode_id == ids[0]
+    amem.config.time_boost = 1.5
+    found = await amem.search("When did Asha go to pottery?", space="t")
+    assert found.passages[0].episode_id == ids[1]
+    assert found.passages[0].said_at.date().isoformat() == "2024-03-05"  # "yesterday" from here
+    other = await amem.search("What does Asha think of pottery?", space="t")
+    assert other.passages[0].episode_id == ids[0]
