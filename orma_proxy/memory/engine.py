@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
-from functools import cached_property, lru_cache
+from functools import cached_property, lru_cache, partial
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self, TextIO
@@ -215,12 +215,14 @@ class AsyncMemory:
             source = check_text(source, "source")
         now = time.time()
         metadata = _check_metadata(metadata)
+        # A document's first line is a heading, never a speaker.
+        split = partial(
+            split_said, text, self.config.max_sentence_chars, speaker, detect=role != "document"
+        )
         if len(text) > _SPLIT_IN_THREAD_CHARS:
-            _, segments = await asyncio.to_thread(
-                split_said, text, self.config.max_sentence_chars, speaker
-            )
+            speaker, segments = await asyncio.to_thread(split)
         else:
-            speaker, segments = split_said(text, self.config.max_sentence_chars, speaker)
+            speaker, segments = split()
         if speaker:
             metadata = {**metadata, "speaker": speaker}
         episode = NewEpisode(

@@ -43,14 +43,15 @@ def leading_speaker(text: str) -> tuple[str, int] | None:
 
 
 def split_said(
-    text: str, max_chars: int, speaker: str | None = None
+    text: str, max_chars: int, speaker: str | None = None, *, detect: bool = True
 ) -> tuple[str | None, list[Segment]]:
     """The speaker of ``text`` and the sentences of what they said.
 
     With ``speaker`` given, a leading ``"{speaker}:"`` is what is left out; without,
-    any leading name. Offsets stay those of ``text``.
+    any leading name. ``detect=False`` (a document: "Chapter One: ..." is a heading)
+    leaves the text whole. Offsets stay those of ``text``.
     """
-    found = leading_speaker(text)
+    found = leading_speaker(text) if detect else None
     if found is None or (speaker is not None and found[0] != speaker):
         return speaker, split_sentences(text, max_chars)
     name, start = found

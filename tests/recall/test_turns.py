@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from orma_proxy import AsyncMemory
 from orma_proxy.recall.search import rrf_fuse
 from orma_proxy.recall.turns import (
@@ -175,3 +177,16 @@ async def test_when_questions_favour_the_line_that_says_when(amem: AsyncMemory) 
     assert found.passages[0].said_at.date().isoformat() == "2024-03-05"  # "yesterday" from here
     other = await amem.search("What does Asha think of pottery?", space="t")
     assert other.passages[0].episode_id == ids[0]
+
+
+async def test_a_long_line_keeps_its_speaker_and_a_document_its_heading(
+    amem: AsyncMemory, tmp_path: Path
+) -> None:
+    amem.config.enable_semantic = False
+    long_line = "Asha: " + "I keep notes on every heron I see. " * 2_000  # split in a thread
+    heard = await amem.add(long_line, space="s")
+    (tmp_path / "book.md").write_text("Chapter One: the herons of the marsh\n", "utf-8")
+    [book] = await amem.add_file(tmp_path / "book.md", space="s")
+    found = {p.episode_id: p for p in (await amem.search("herons", space="s", k=5)).passages}
+    assert found[heard].speaker == "Asha"
+    assert (found[book].speaker, found[book].text) == (None, "Chapter One: the herons of the marsh")
