@@ -156,6 +156,39 @@ class OrmaConfig(BaseModel):
     # --- recall: hybrid search -------------------------------------------------
     search_k: int = Field(30, ge=1, description="Top-k per channel (BM25 and vectors).")
     rrf_k: int = Field(60, ge=1, description="Reciprocal Rank Fusion constant.")
+    rrf_vector_weight: float = Field(
+        1.0,
+        ge=0,
+        description="Weight of the vector channel in RRF (keywords weigh 1): a strong "
+        "keyword match stays on top when the vectors disagree.",
+    )
+    reply_share: float = Field(
+        0.5,
+        ge=0,
+        le=1,
+        description="Share of a matched question's score given to the turn that answers it.",
+    )
+    time_boost: float = Field(
+        1.5,
+        ge=0,
+        description="For a question asking when: relative boost of a turn that says when.",
+    )
+    short_sentence_words: int = Field(
+        6,
+        ge=0,
+        description="A matched sentence of fewer words counts for its share of this many.",
+    )
+    speaker_boost: float = Field(
+        1.0,
+        ge=0,
+        description="Relative boost of a passage said by a speaker the query names.",
+    )
+    sentence_share: float = Field(
+        0.3,
+        ge=0,
+        le=1,
+        description="A turn's score: its best sentence plus this share of its other hits.",
+    )
     vector_oversample: int = Field(
         4, ge=1, description="Binary-quantised candidates per result, re-ranked exactly."
     )

@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
-from functools import cached_property, lru_cache
+from functools import cached_property, lru_cache, partial
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self, TextIO
@@ -51,6 +51,7 @@ from orma_proxy.store.database import Database
 from orma_proxy.store.episodes import ROLES, NewEpisode, insert_episode, sentence_ranges
 from orma_proxy.store.vector_index import VectorIndex
 from orma_proxy.text.segment import split_sentences
+from orma_proxy.text.speaker import split_said
 
 # Texts longer than this are split into sentences in a worker thread.
 _SPLIT_IN_THREAD_CHARS = 64_000
@@ -177,13 +178,20 @@ class AsyncMemory:
         *,
         source: str | None = None,
         metadata: dict[str, Any] | None = None,
+        speaker: str | None = None,
     ) -> int:
         """Store ``text`` as a new episode and index its sentences; returns the episode id.
 
         When this returns the episode is committed: it survives a crash of the
         process one instant later, and a search finds it by its words at once.
+        A leading ``Name:`` (or ``speaker``) is kept as ``metadata["speaker"]``
+        and not indexed as words (``text/speaker.py``).
         """
-        episode_id, _ = await self._store(text, space, role, at, source=source, metadata=metadata)
+        if speaker is not None:
+            speaker = check_text(speaker, "speaker").strip()
+        episode_id, _ = await self._store(
+            text, space, role, at, source=source, metadata=metadata, speaker=speaker
+        )
         return episode_id
 
     async def _store(
@@ -195,6 +203,7 @@ class AsyncMemory:
         *,
         source: str | None,
         metadata: dict[str, Any] | None,
+        speaker: str | None = None,
     ) -> tuple[int, int]:
         """Commit one episode; its id and how many sentences it has."""
         db = self._opened()
@@ -205,6 +214,17 @@ class AsyncMemory:
         if source is not None:
             source = check_text(source, "source")
         now = time.time()
+        metadata = _check_metadata(metadata)
+        # A document's first line is a heading, never a speaker.
+        split = partial(
+            split_said, text, self.config.max_sentence_chars, speaker, detect=role != "document"
+        )
+        if len(text) > _SPLIT_IN_THREAD_CHARS:
+            speaker, segments = await asyncio.to_thread(split)
+        else:
+            speaker, segments = split()
+        if speaker:
+            metadata = {**metadata, "speaker": speaker}
         episode = NewEpisode(
             space=space,
             role=role,
@@ -212,14 +232,8 @@ class AsyncMemory:
             said_at=_timestamp(at, default=now),
             created_at=now,
             source=source,
-            metadata=_check_metadata(metadata),
+            metadata=metadata,
         )
-        if len(text) > _SPLIT_IN_THREAD_CHARS:
-            segments = await asyncio.to_thread(
-                split_sentences, text, self.config.max_sentence_chars
-            )
-        else:
-            segments = split_sentences(text, self.config.max_sentence_chars)
         try:
             episode_id = await db.writer.submit(
                 lambda conn: insert_episode(conn, episode, segments)
@@ -258,12 +272,18 @@ class AsyncMemory:
         return await store_file(path, self.config.file_piece_chars, store, on_piece, stop)
 
     async def observe(
-        self, role: str, text: str, space: str = DEFAULT_SPACE, at: When = None
+        self,
+        role: str,
+        text: str,
+        space: str = DEFAULT_SPACE,
+        at: When = None,
+        *,
+        name: str | None = None,
     ) -> int:
-        """Record one chat turn (``user``, ``assistant`` or ``tool``)."""
+        """Record one chat turn (``user``, ``assistant`` or ``tool``); ``name``: who said it."""
         if role not in ("user", "assistant", "tool"):
             raise InputError(f"observe() records user, assistant or tool turns, not {role!r}")
-        return await self.add(text, space=space, role=role, at=at)
+        return await self.add(text, space=space, role=role, at=at, speaker=name)
 
     async def add_exchange(
         self, turns: Sequence[tuple[str, str, dict[str, Any]]], space: str, *, heard_at: float

@@ -98,10 +98,18 @@ class Memory:
         return self._async.embedder
 
     def add(
-        self, text: str, space: str = DEFAULT_SPACE, role: str = "note", at: When = None
+        self,
+        text: str,
+        space: str = DEFAULT_SPACE,
+        role: str = "note",
+        at: When = None,
+        *,
+        speaker: str | None = None,
     ) -> int:
         """Store ``text`` as an episode; returns its id. Durable once returned."""
-        return self._runner.run(self._async.add(text, space=space, role=role, at=at))
+        return self._runner.run(
+            self._async.add(text, space=space, role=role, at=at, speaker=speaker)
+        )
 
     def add_file(
         self,
@@ -119,9 +127,17 @@ class Memory:
             self._async.add_file(path, space=space, on_piece=on_piece, stop=stop)
         )
 
-    def observe(self, role: str, text: str, space: str = DEFAULT_SPACE, at: When = None) -> int:
-        """Record one chat turn (user, assistant or tool)."""
-        return self._runner.run(self._async.observe(role, text, space=space, at=at))
+    def observe(
+        self,
+        role: str,
+        text: str,
+        space: str = DEFAULT_SPACE,
+        at: When = None,
+        *,
+        name: str | None = None,
+    ) -> int:
+        """Record one chat turn (user, assistant or tool); ``name``: who said it."""
+        return self._runner.run(self._async.observe(role, text, space=space, at=at, name=name))
 
     def embed_episodes(
         self, episode_ids: Iterable[int], *, on_embedded: Callable[[int], None] | None = None

@@ -122,9 +122,10 @@ class Layout:
     def passage(self, passage: Passage, replaced_by: tuple[str, ...] = ()) -> str:
         day = passage.said_at.date().isoformat()
         mark = outdated_mark(replaced_by)
+        who = passage.speaker or passage.role
         if self.sutra:
-            return f"[LOG: {day} {passage.role}: {passage.text}{mark}]"
-        return f'- {day}, {passage.role}: "{passage.text}"{mark}'
+            return f"[LOG: {day} {who}: {passage.text}{mark}]"
+        return f'- {day}, {who}: "{passage.text}"{mark}'
 
     def titled(self, section: str, lines: list[str]) -> list[str]:
         """A section's lines under its title (none for an empty section)."""

@@ -12,6 +12,7 @@ third trip is needed to fetch the fused winners.
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -21,6 +22,14 @@ import aiosqlite
 from orma_proxy.config import OrmaConfig
 from orma_proxy.embed.base import Vectors
 from orma_proxy.recall.fts import BM25_SQL, GRAMS_SQL, bm25_params, grams_params
+from orma_proxy.recall.turns import (
+    asks_when,
+    named_in,
+    says_when,
+    turn_scores,
+    with_replies,
+    without_names,
+)
 from orma_proxy.store.episodes import SentenceRow
 from orma_proxy.store.vector_index import VectorIndex
 from orma_proxy.store.vectors import INDEX_NEAREST_SQL, NEAREST_SQL, nearest_params
@@ -38,6 +47,7 @@ class Passage:
     said_at: datetime
     score: float
     role: str
+    speaker: str | None = None
 
 
 @dataclass(frozen=True)
@@ -51,12 +61,15 @@ class SearchResult:
     events: list[object] = field(default_factory=list)
 
 
-def rrf_fuse(rankings: list[list[int]], rrf_k: int) -> dict[int, float]:
-    """Reciprocal Rank Fusion of several best-first id lists."""
+def rrf_fuse(
+    rankings: list[list[int]], rrf_k: int, weights: list[float] | None = None
+) -> dict[int, float]:
+    """Reciprocal Rank Fusion of several best-first id lists, each list with its weight."""
     scores: dict[int, float] = {}
-    for ranking in rankings:
+    for i, ranking in enumerate(rankings):
+        weight = 1.0 if weights is None else weights[i]
         for rank, item in enumerate(ranking, start=1):
-            scores[item] = scores.get(item, 0.0) + 1.0 / (rrf_k + rank)
+            scores[item] = scores.get(item, 0.0) + weight / (rrf_k + rank)
     return scores
 
 
@@ -68,7 +81,8 @@ def rrf_fuse(rankings: list[list[int]], rrf_k: int) -> dict[int, float]:
 # walk the whole space through ``sentences_space`` instead (~5x slower at 10k notes).
 _WITH_ROWS = (
     "WITH hits AS ({hits}) "
-    "SELECT h.id, s.episode_id, s.space, e.role, s.text, e.said_at FROM hits h "
+    "SELECT h.id, s.episode_id, s.space, e.role, s.text, e.said_at, "
+    "json_extract(e.metadata, '$.speaker') FROM hits h "
     "CROSS JOIN sentences s ON s.id = h.id CROSS JOIN episodes e ON e.id = s.episode_id "
     "WHERE s.space = :space AND s.released_by IS NULL AND s.superseded_by IS NULL "
     "AND json_extract(e.metadata, '$.failed') IS NULL ORDER BY h.score DESC, h.id"
@@ -76,6 +90,14 @@ _WITH_ROWS = (
 LEXICAL_SQL = _WITH_ROWS.format(hits=BM25_SQL)
 GRAMS_SEARCH_SQL = _WITH_ROWS.format(hits=GRAMS_SQL)
 SEMANTIC_SQL = _WITH_ROWS.format(hits=NEAREST_SQL)
+# The sentences of the turn right after each of ``:asked`` (a JSON list of episode
+# ids) in the space, first sentence first: each an index seek on (space, id).
+_NEXT_TURNS = (
+    "SELECT s.id AS id, -s.position AS score FROM json_each(:asked) a "
+    "CROSS JOIN sentences s ON s.episode_id = "
+    "(SELECT min(n.id) FROM episodes n WHERE n.space = :space AND n.id > a.value)"
+)
+REPLIES_SQL = _WITH_ROWS.format(hits=_NEXT_TURNS)
 INDEX_SEMANTIC_SQL = _WITH_ROWS.format(hits=INDEX_NEAREST_SQL)
 
 
@@ -84,14 +106,41 @@ async def _ranked(
     sql: str,
     params: dict[str, object],
     rows: dict[int, SentenceRow],
+    speakers: dict[int, str | None],
 ) -> list[int]:
-    """Run one channel: its ids best first; their rows are added to ``rows``."""
+    """Run one channel: its ids best first; their rows (and speakers) are added."""
     ranking = []
     for r in await conn.execute_fetchall(sql, params):
         row = SentenceRow(int(r[0]), int(r[1]), r[2], r[3], r[4], float(r[5]))
         rows[row.sentence_id] = row
+        speakers[row.sentence_id] = r[6] if isinstance(r[6], str) else None
         ranking.append(row.sentence_id)
     return ranking
+
+
+async def _with_replies(
+    conn: aiosqlite.Connection,
+    space: str,
+    turns: list[tuple[int, float]],
+    rows: dict[int, SentenceRow],
+    speakers: dict[int, str | None],
+    share: float,
+) -> list[tuple[int, float]]:
+    """``turns`` with the replies to the questions among them (``turns.with_replies``)."""
+    asked = {rows[s].episode_id: s for s, _ in turns if rows[s].text.rstrip().endswith("?")}
+    if not asked:
+        return turns
+    params: dict[str, object] = {"asked": json.dumps(sorted(asked)), "space": space}
+    found: dict[int, int] = {}  # reply episode -> its first sentence
+    for sentence in await _ranked(conn, REPLIES_SQL, params, rows, speakers):
+        found.setdefault(rows[sentence].episode_id, sentence)
+    replies = {}
+    for episode, sentence in found.items():
+        question = max((q for q in asked if q < episode), default=None)
+        if question is not None:
+            replies[asked[question]] = sentence
+    episode_of = {sentence: row.episode_id for sentence, row in rows.items()}
+    return with_replies(turns, replies, episode_of, share=share)
 
 
 async def hybrid_search(
@@ -111,20 +160,24 @@ async def hybrid_search(
     ``conn`` must have its ``orma_nearest`` function (``VectorIndex.register``).
     """
     query = query[: config.max_query_chars]
+    named = named_in(query)
+    words = without_names(query, named)
     if config.enable_semantic:
-        vector_task = asyncio.ensure_future(embed_query(query))
+        vector_task = asyncio.ensure_future(embed_query(words))
     rows: dict[int, SentenceRow] = {}
+    speakers: dict[int, str | None] = {}
     keywords = []
-    lexical = bm25_params(query, space, config.search_k)
+    lexical = bm25_params(words, space, config.search_k)
     if lexical is not None:
-        keywords.append(_ranked(conn, LEXICAL_SQL, lexical, rows))
+        keywords.append(_ranked(conn, LEXICAL_SQL, lexical, rows, speakers))
     grams = grams_params(query, space, config.search_k) if config.enable_cjk_keywords else None
     if grams is not None:  # Chinese, Japanese, Korean: keywords by character pairs
-        keywords.append(_ranked(conn, GRAMS_SEARCH_SQL, grams, rows))
+        keywords.append(_ranked(conn, GRAMS_SEARCH_SQL, grams, rows, speakers))
     # Queued on the reader together (no round trip between them) while the query embeds.
     catch_up = [vectors.catch_up(conn)] if config.enable_semantic and vectors is not None else []
     done = await asyncio.gather(*catch_up, *keywords)
     rankings = [ranking for ranking in done if ranking is not None]  # catch_up gives None
+    weights = [1.0] * len(rankings)
     if config.enable_semantic:
         vector = await vector_task
         semantic = nearest_params(
@@ -136,17 +189,34 @@ async def hybrid_search(
         )
         in_memory = vectors is not None and vectors.use(space)
         sql = INDEX_SEMANTIC_SQL if in_memory else SEMANTIC_SQL
-        rankings.append(await _ranked(conn, sql, semantic, rows))
-    fused = rrf_fuse(rankings, config.rrf_k)
-    best = sorted(fused, key=fused.__getitem__, reverse=True)[:k]
+        rankings.append(await _ranked(conn, sql, semantic, rows, speakers))
+        weights.append(config.rrf_vector_weight)
+    fused = rrf_fuse(rankings, config.rrf_k, weights)
+    turns = turn_scores(
+        fused,
+        {sid: row.episode_id for sid, row in rows.items()},
+        speakers,
+        named,
+        share=config.sentence_share,
+        boost=config.speaker_boost,
+        words_of={sid: len(row.text.split()) for sid, row in rows.items()},
+        short_words=config.short_sentence_words,
+        dated=frozenset(s for s, row in rows.items() if says_when(row.text))
+        if asks_when(query)
+        else frozenset(),
+        time_boost=config.time_boost,
+    )
+    if config.reply_share > 0:
+        turns = await _with_replies(conn, space, turns[:k], rows, speakers, config.reply_share)
     return [
         Passage(
             text=rows[sid].text,
             episode_id=rows[sid].episode_id,
             sentence_id=sid,
             said_at=datetime.fromtimestamp(rows[sid].said_at, UTC),
-            score=fused[sid],
+            score=value,
             role=rows[sid].role,
+            speaker=speakers.get(sid),
         )
-        for sid in best
+        for sid, value in turns[:k]
     ]

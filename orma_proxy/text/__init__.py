@@ -8,6 +8,7 @@ from orma_proxy.text.files import TEXT_SUFFIXES, FilePiece, check_text_file, rea
 from orma_proxy.text.grams import SQL_FUNCTION, cjk_grams, query_grams
 from orma_proxy.text.names import NOT_NAMES, clean_name, names_in
 from orma_proxy.text.segment import Segment, split_sentences
+from orma_proxy.text.speaker import leading_speaker, split_said
 from orma_proxy.text.stopwords import STOPWORDS
 
 __all__ = [
@@ -20,8 +21,10 @@ __all__ = [
     "check_text_file",
     "cjk_grams",
     "clean_name",
+    "leading_speaker",
     "names_in",
     "query_grams",
     "read_pieces",
+    "split_said",
     "split_sentences",
 ]

@@ -1,0 +1,192 @@
+"""Search on a conversation: speakers, turns and fusion (issue 17), on text of our own."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from orma_proxy import AsyncMemory
+from orma_proxy.recall.search import rrf_fuse
+from orma_proxy.recall.turns import (
+    asks_when,
+    named_in,
+    says_when,
+    turn_scores,
+    with_replies,
+    without_names,
+)
+
+# Two friends talking; every line starts with who said it, as a transcript does.
+CHAT = [
+    "Asha: Wow!",
+    "Ravi: Absolutely!",
+    "Asha: Absolutely!",
+    "Ravi: How do you unwind after a long week, Asha?",
+    "Asha: I paint watercolours by the lake, it calms me down.",
+    "Ravi: Glad you agree, Asha.",
+    "Asha: Phew!",
+    "Ravi: I go running by the lake at dawn.",
+    "Asha: Wow!",
+    "Ravi: Same here!",
+]
+
+
+async def test_a_leading_name_is_stored_as_the_speaker_not_indexed_as_a_word(
+    amem: AsyncMemory,
+) -> None:
+    amem.config.enable_semantic = False
+    amem.config.reply_share = 0.0  # the words alone
+    ids = [await amem.add(line, space="chat") for line in CHAT]
+    found = await amem.search("Asha", space="chat", k=10)
+    # Only what is said *about* Asha matches her name, not every line she said.
+    assert {p.episode_id for p in found.passages} == {ids[3], ids[5]}
+    lake = await amem.search("lake", space="chat", k=10)
+    assert {(p.speaker, p.text) for p in lake.passages} == {
+        ("Asha", "I paint watercolours by the lake, it calms me down."),
+        ("Ravi", "I go running by the lake at dawn."),
+    }
+
+
+async def test_a_name_in_the_query_favours_what_that_speaker_said(amem: AsyncMemory) -> None:
+    amem.config.enable_semantic = False
+    ids = [await amem.add(line, space="chat") for line in CHAT]
+    for query, said in [("What does Ravi do by the lake?", 7), ("Asha by the lake", 4)]:
+        found = await amem.search(query, space="chat", k=3)
+        assert found.passages[0].episode_id == ids[said]
+
+
+async def test_the_block_says_who_said_a_line(amem: AsyncMemory) -> None:
+    amem.config.enable_semantic = False
+    await amem.add("Asha: I paint watercolours by the lake.", space="chat")
+    block = await amem.recall("watercolours", space="chat")
+    assert "Asha: I paint watercolours by the lake." in block.text
+
+
+async def test_an_explicit_speaker_is_kept_and_observe_takes_a_name(amem: AsyncMemory) -> None:
+    amem.config.enable_semantic = False
+    await amem.add("I keep bees on the roof.", space="s", speaker="Mira")
+    await amem.observe("user", "I fix old radios.", space="s", name="Tomas")
+    bees = (await amem.search("bees", space="s")).passages[0]
+    radios = (await amem.search("radios", space="s")).passages[0]
+    assert (bees.speaker, radios.speaker, radios.role) == ("Mira", "Tomas", "user")
+
+
+async def test_a_turn_is_one_passage_scored_from_all_its_sentences(amem: AsyncMemory) -> None:
+    amem.config.enable_semantic = False
+    spread = await amem.add(
+        "We drove to the coast. The kayak trip was long. Dinner was grilled fish.", space="t"
+    )
+    single = await amem.add("Kayak rentals open in May.", space="t")
+    found = await amem.search("kayak trip to the coast with fish dinner", space="t", k=10)
+    assert [p.episode_id for p in found.passages] == [spread, single]
+
+
+def test_a_turns_other_hits_add_a_share_and_a_named_speaker_a_boost() -> None:
+    hits = {1: 0.5, 2: 0.4, 3: 0.6}
+    episode_of = {1: 10, 2: 10, 3: 20}
+    speakers = {1: "Asha", 2: "Asha", 3: "Ravi"}
+    plain = turn_scores(hits, episode_of, speakers, frozenset(), share=0.5, boost=0.0)
+    assert plain == [(1, 0.7), (3, 0.6)]
+    asked = turn_scores(hits, episode_of, speakers, named_in("Is Ravi ok?"), share=0.0, boost=1.0)
+    assert asked == [(3, 1.2), (1, 0.5)]
+
+
+def test_weighted_fusion_keeps_a_strong_keyword_match_above_a_lone_vector_match() -> None:
+    keyword_first, vector_first = [7, 8], [9, 8]
+    equal = rrf_fuse([keyword_first, vector_first], 60)
+    assert equal[7] == equal[9]  # plain RRF cannot tell them apart
+    weighted = rrf_fuse([keyword_first, vector_first], 60, [1.0, 0.5])
+    assert weighted[7] > weighted[9]
+
+
+def test_names_leave_the_words_searched_unless_nothing_else_is_asked() -> None:
+    for query, words in [
+        ("What does Asha do to relax?", "What does  do to relax?"),
+        ("What is Asha's job?", "What is  job?"),
+        ("Asha", "Asha"),
+        ("Who is Asha?", "Who is Asha?"),
+    ]:
+        assert without_names(query, named_in(query)) == words
+
+
+async def test_thanks_with_a_name_does_not_outrank_what_was_asked(amem: AsyncMemory) -> None:
+    ids = [await amem.add(line, space="chat") for line in CHAT]
+    await amem.flush()
+    found = await amem.search("What does Asha paint?", space="chat", k=3)
+    assert found.passages[0].episode_id == ids[4]
+    assert ids[5] not in {p.episode_id for p in found.passages}  # "Glad you agree, Asha."
+
+
+async def test_the_reply_to_a_matched_question_is_found_with_it(amem: AsyncMemory) -> None:
+    amem.config.enable_semantic = False
+    lines = [
+        "Ravi: What's your dog called?",
+        "Asha: Biscuit, after my favourite snack.",
+        "Ravi: Lovely.",
+        "Asha: The weather is turning cold.",
+    ]
+    ids = [await amem.add(line, space="pets") for line in lines]
+    await amem.add("Unrelated: another space's turn.", space="other")
+    found = await amem.search("What is the dog called?", space="pets", k=5)
+    assert [p.episode_id for p in found.passages] == [ids[0], ids[1]]
+    amem.config.reply_share = 0.0
+    found = await amem.search("What is the dog called?", space="pets", k=5)
+    assert [p.episode_id for p in found.passages] == [ids[0]]
+
+
+async def test_a_short_exclamation_counts_for_less_than_a_real_statement(
+    amem: AsyncMemory,
+) -> None:
+    amem.config.enable_semantic = False
+    short = await amem.add("Asha: Nice dog!", space="s")
+    said = await amem.add("Asha: My dog sleeps on the sofa every single afternoon.", space="s")
+    amem.config.short_sentence_words = 0
+    assert (await amem.search("dog", space="s")).passages[0].episode_id == short
+    amem.config.short_sentence_words = 6
+    assert [p.episode_id for p in (await amem.search("dog", space="s")).passages] == [said, short]
+
+
+def test_a_reply_shares_its_questions_score_or_joins_with_that_share() -> None:
+    episode_of = {1: 10, 2: 11, 3: 12}
+    turns = [(1, 1.0), (3, 0.2)]
+    assert with_replies(turns, {1: 2}, episode_of, share=0.5) == [(1, 1.0), (2, 0.5), (3, 0.2)]
+    assert with_replies(turns, {1: 3}, episode_of, share=0.5) == [(1, 1.0), (3, 0.7)]
+
+
+def test_a_question_asking_when_and_a_line_saying_when() -> None:
+    assert all(map(asks_when, ["When did Asha move?", "In what year was it?", "what month?"]))
+    assert not any(map(asks_when, ["Where did Asha move?", "What did she say when I left?"]))
+    dated = ["I went yesterday.", "We met last Saturday", "two weeks ago", "in May 2021"]
+    assert all(map(says_when, dated))
+    assert not any(map(says_when, ["The class is fun.", "I lastly went home", "maybe"]))
+
+
+async def test_when_questions_favour_the_line_that_says_when(amem: AsyncMemory) -> None:
+    amem.config.enable_semantic = False
+    lines = [
+        "Asha: The pottery class is fun, the pottery teacher is kind and patient.",
+        "Asha: I went to my first pottery class yesterday.",
+    ]
+    ids = [await amem.add(line, space="t", at="2024-03-05T10:00:00+00:00") for line in lines]
+    amem.config.time_boost = 0.0
+    assert (await amem.search("When did Asha go to pottery?", space="t")).passages[
+        0
+    ].episode_id == ids[0]
+    amem.config.time_boost = 1.5
+    found = await amem.search("When did Asha go to pottery?", space="t")
+    assert found.passages[0].episode_id == ids[1]
+    assert found.passages[0].said_at.date().isoformat() == "2024-03-05"  # "yesterday" from here
+    other = await amem.search("What does Asha think of pottery?", space="t")
+    assert other.passages[0].episode_id == ids[0]
+
+
+async def test_a_long_line_keeps_its_speaker_and_a_document_its_heading(
+    amem: AsyncMemory, tmp_path: Path
+) -> None:
+    amem.config.enable_semantic = False
+    long_line = "Asha: " + "I keep notes on every heron I see. " * 2_000  # split in a thread
+    heard = await amem.add(long_line, space="s")
+    (tmp_path / "book.md").write_text("Chapter One: the herons of the marsh\n", "utf-8")
+    [book] = await amem.add_file(tmp_path / "book.md", space="s")
+    found = {p.episode_id: p for p in (await amem.search("herons", space="s", k=5)).passages}
+    assert found[heard].speaker == "Asha"
+    assert (found[book].speaker, found[book].text) == (None, "Chapter One: the herons of the marsh")
