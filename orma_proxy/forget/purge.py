@@ -16,7 +16,6 @@ keeps ids and counts, never the text.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from dataclasses import replace
 
@@ -27,6 +26,7 @@ from orma_proxy.forget.audit import write_audit
 from orma_proxy.forget.match import IN_IDS, erasure, ids_json, sentence_texts
 from orma_proxy.forget.results import Affected, ForgetResult
 from orma_proxy.forget.tombstones import leave
+from orma_proxy.offload import in_thread
 from orma_proxy.store.compact import compact
 from orma_proxy.store.database import Database
 
@@ -63,7 +63,7 @@ async def purge(
     result = await db.writer.submit(job)
     if not result.count:
         return result
-    compacted = await asyncio.to_thread(compact, db.path, busy_timeout_ms=config.busy_timeout_ms)
+    compacted = await in_thread(lambda: compact(db.path, busy_timeout_ms=config.busy_timeout_ms))
     return replace(result, compacted=compacted)
 
 

@@ -2,7 +2,7 @@
 
 from orma_proxy.store.backup import backup
 from orma_proxy.store.compact import compact
-from orma_proxy.store.connect import DatabaseError, open_async, open_sync
+from orma_proxy.store.connect import Connection, DatabaseError, open_sync
 from orma_proxy.store.database import Database
 from orma_proxy.store.episodes import (
     ROLES,
@@ -13,8 +13,9 @@ from orma_proxy.store.episodes import (
     sentence_ranges,
     space_tag,
 )
-from orma_proxy.store.inline import run_in_thread_of
+from orma_proxy.store.jobs import as_sync
 from orma_proxy.store.noise import refresh_floor
+from orma_proxy.store.threads import Reader, execute_fn, open_async
 from orma_proxy.store.vector_index import VectorIndex
 from orma_proxy.store.vectors import (
     INDEX_NEAREST_SQL,
@@ -36,14 +37,18 @@ __all__ = [
     "NEAREST_SQL",
     "ROLES",
     "VEC_TABLE",
+    "Connection",
     "Database",
     "DatabaseError",
     "NewEpisode",
+    "Reader",
     "SentenceRow",
     "VectorIndex",
     "Writer",
+    "as_sync",
     "backup",
     "compact",
+    "execute_fn",
     "fetch_sentences",
     "insert_episode",
     "nearest_params",
@@ -53,7 +58,6 @@ __all__ = [
     "pending_sentences",
     "refresh_floor",
     "refusal",
-    "run_in_thread_of",
     "sentence_ranges",
     "space_tag",
     "store_vectors",
