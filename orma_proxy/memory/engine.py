@@ -637,7 +637,7 @@ class AsyncMemory:
         db = self._opened()
         given = Path(source) if isinstance(source, str | Path) else source
         records = await in_thread(lambda: read_export(given))
-        count = await db.writer.submit(lambda conn: import_records(conn, records))
+        count = await db.writer.execute_write_fn(lambda conn: import_records(conn, records))
         assert self._indexer is not None
         self._indexer.notify()
         return count

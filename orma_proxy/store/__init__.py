@@ -13,8 +13,15 @@ from orma_proxy.store.episodes import (
     sentence_ranges,
     space_tag,
 )
-from orma_proxy.store.jobs import as_sync
+from orma_proxy.store.jobs import as_sync, connection_of
 from orma_proxy.store.noise import refresh_floor
+from orma_proxy.store.sentences import (
+    NewSentence,
+    delete_sentences,
+    insert_sentences,
+    optimize_sentence_indexes,
+    reindex_sentences,
+)
 from orma_proxy.store.threads import Reader, execute_fn, open_async
 from orma_proxy.store.vector_index import VectorIndex
 from orma_proxy.store.vectors import (
@@ -41,6 +48,7 @@ __all__ = [
     "Database",
     "DatabaseError",
     "NewEpisode",
+    "NewSentence",
     "Reader",
     "SentenceRow",
     "VectorIndex",
@@ -48,16 +56,21 @@ __all__ = [
     "as_sync",
     "backup",
     "compact",
+    "connection_of",
+    "delete_sentences",
     "execute_fn",
     "fetch_sentences",
     "insert_episode",
+    "insert_sentences",
     "nearest_params",
     "open_async",
     "open_sync",
+    "optimize_sentence_indexes",
     "pending_between",
     "pending_sentences",
     "refresh_floor",
     "refusal",
+    "reindex_sentences",
     "sentence_ranges",
     "space_tag",
     "store_vectors",

@@ -128,3 +128,14 @@ def as_sync(job: Callable[[aiosqlite.Connection], Awaitable[T]]) -> Callable[[Co
 
     return fn
 
+
+def connection_of(conn: aiosqlite.Connection) -> Connection:
+    """The DB-API connection behind a job's ``conn``: an async job may call sync store functions.
+
+    Only inside a job run through ``as_sync`` (a writer's ``submit``, a reader's
+    ``execute_fn``); anywhere else the statements would run on the event loop.
+    """
+    view: object = conn
+    if not isinstance(view, AsyncView):
+        raise StoreError("this store function runs only inside a database job")
+    return view.connection
