@@ -23,21 +23,11 @@ import aiosqlite
 
 from orma_proxy.config import OrmaConfig
 from orma_proxy.forget.audit import write_audit
-from orma_proxy.forget.match import IN_IDS, erasure, ids_json, sentence_texts
-from orma_proxy.forget.results import Affected, ForgetResult
+from orma_proxy.forget.match import erasure, sentence_texts
+from orma_proxy.forget.results import ForgetResult
 from orma_proxy.forget.tombstones import leave
 from orma_proxy.offload import in_thread
-from orma_proxy.store import (
-    Connection,
-    Database,
-    compact,
-    connection_of,
-    delete_sentences,
-    optimize_sentence_indexes,
-)
-
-# What replaces a scrubbed text (a release query, a sleep error) that held purged text.
-PURGED = "(purged)"
+from orma_proxy.store import Database, Erasure, compact, connection_of, erase_episodes
 
 
 async def purge(
@@ -60,7 +50,12 @@ async def purge(
                 await leave(conn, space, target, now)
             if not found.count:
                 return ForgetResult("purge", space, False, found)
-            _erase(connection_of(conn), space, found, target if isinstance(target, str) else None)
+            erase_episodes(
+                connection_of(conn),
+                space,
+                Erasure(found.episodes, found.sentences, found.states, found.events),
+                target if isinstance(target, str) else None,
+            )
             audit_id = await write_audit(conn, space, "purge", found, now)
             return ForgetResult("purge", space, False, found, audit_id=audit_id)
         finally:
@@ -71,59 +66,3 @@ async def purge(
         return result
     compacted = await in_thread(lambda: compact(db.path, busy_timeout_ms=config.busy_timeout_ms))
     return replace(result, compacted=compacted)
-
-
-def _erase(conn: Connection, space: str, found: Affected, text: str | None) -> None:
-    """Delete every row holding or citing the episodes, children before parents."""
-    episodes, sentences = ids_json(found.episodes), ids_json(found.sentences)
-    states, events = ids_json(found.states), ids_json(found.events)
-    conn.execute(
-        f"DELETE FROM recall_history WHERE space = ? AND ((kind = 'passage' AND item_id {IN_IDS}) "
-        f"OR (kind = 'state' AND item_id {IN_IDS}) OR (kind = 'event' AND item_id {IN_IDS}))",
-        (space, sentences, states, events),
-    )
-    links = f"(kind = 'state' AND target_id {IN_IDS}) OR (kind = 'event' AND target_id {IN_IDS})"
-    linked = ids_json(
-        int(r[0])
-        for r in conn.execute(
-            f"SELECT DISTINCT entity_id FROM entity_links WHERE {links}", (states, events)
-        ).fetchall()
-    )
-    conn.execute(f"DELETE FROM entity_links WHERE {links}", (states, events))
-    conn.execute(f"UPDATE states SET superseded_by = NULL WHERE superseded_by {IN_IDS}", (states,))
-    conn.execute(f"DELETE FROM states WHERE id {IN_IDS}", (states,))
-    conn.execute(f"DELETE FROM events WHERE id {IN_IDS}", (events,))
-    conn.execute(
-        f"DELETE FROM entities WHERE id {IN_IDS} AND kind != 'user' "
-        "AND NOT EXISTS (SELECT 1 FROM entity_links l WHERE l.entity_id = entities.id) "
-        "AND NOT EXISTS (SELECT 1 FROM states s WHERE s.entity_id = entities.id)",
-        (linked,),
-    )
-    delete_sentences(conn, found.sentences)  # FTS postings, CJK pairs, vectors, the rows
-    _scrub_sleep(conn, space, episodes)
-    # A consolidation of this space may be reading the episodes right now: take its lease
-    # away (expired, held by nobody), so a batch extracted before this purge is refused
-    # when it comes to be applied (sleep.lease.check_held) instead of quoting them again.
-    conn.execute(
-        "UPDATE sleep_leases SET holder = 'purge', expires_at = 0 WHERE space = ?", (space,)
-    )
-    if text is not None:
-        conn.execute(
-            "UPDATE releases SET query = ? WHERE space = ? AND instr(lower(query), lower(?)) > 0",
-            (PURGED, space, text),
-        )
-    conn.execute(f"DELETE FROM episodes WHERE id {IN_IDS}", (episodes,))
-    optimize_sentence_indexes(conn)
-
-
-def _scrub_sleep(conn: Connection, space: str, episodes: str) -> None:
-    """Sleep's records of the batches that read these episodes may quote them: drop them."""
-    batches = (
-        "SELECT id FROM sleep_batches b WHERE b.space = ? AND EXISTS (SELECT 1 FROM "
-        "json_each(?) j WHERE j.value BETWEEN b.first_episode_id AND b.last_episode_id)"
-    )
-    conn.execute(f"DELETE FROM sleep_rejections WHERE batch_id IN ({batches})", (space, episodes))
-    conn.execute(
-        f"UPDATE sleep_batches SET error = ? WHERE error IS NOT NULL AND id IN ({batches})",
-        (PURGED, space, episodes),
-    )

@@ -31,6 +31,7 @@ from orma_proxy.store import (
     as_sync,
     delete_sentences,
     insert_sentences,
+    move_citations,
     reindex_sentences,
     space_tag,
 )
@@ -113,21 +114,7 @@ def _replace(
     )
     starts = [seg.start for seg in new]
     for old in olds:
-        target = ids[max(bisect.bisect_right(starts, old.start) - 1, 0)]
-        for sql in (
-            "UPDATE states SET sentence_id = ? WHERE sentence_id = ?",
-            "UPDATE events SET sentence_id = ? WHERE sentence_id = ?",
-        ):
-            conn.execute(sql, (target, old.id))
-        # Several old sentences may map to one new one: their histories are joined.
-        conn.execute(
-            "INSERT INTO recall_history (space, kind, item_id, times) "
-            "SELECT space, kind, ?, times FROM recall_history "
-            "WHERE kind = 'passage' AND item_id = ? "
-            "ON CONFLICT DO UPDATE SET times = times || excluded.times",
-            (target, old.id),
-        )
-        conn.execute("DELETE FROM recall_history WHERE kind = 'passage' AND item_id = ?", (old.id,))
+        move_citations(conn, old.id, ids[max(bisect.bisect_right(starts, old.start) - 1, 0)])
     delete_sentences(conn, [old.id for old in olds])
 
 

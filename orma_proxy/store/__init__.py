@@ -13,12 +13,14 @@ from orma_proxy.store.episodes import (
     sentence_ranges,
     space_tag,
 )
+from orma_proxy.store.erase import Erasure, erase_episodes
 from orma_proxy.store.jobs import as_sync, connection_of
 from orma_proxy.store.noise import refresh_floor
 from orma_proxy.store.sentences import (
     NewSentence,
     delete_sentences,
     insert_sentences,
+    move_citations,
     optimize_sentence_indexes,
     reindex_sentences,
 )
@@ -47,6 +49,7 @@ __all__ = [
     "Connection",
     "Database",
     "DatabaseError",
+    "Erasure",
     "NewEpisode",
     "NewSentence",
     "Reader",
@@ -58,10 +61,12 @@ __all__ = [
     "compact",
     "connection_of",
     "delete_sentences",
+    "erase_episodes",
     "execute_fn",
     "fetch_sentences",
     "insert_episode",
     "insert_sentences",
+    "move_citations",
     "nearest_params",
     "open_async",
     "open_sync",

@@ -83,6 +83,26 @@ def delete_sentences(conn: Connection, ids: Iterable[int]) -> None:
     conn.execute(f"DELETE FROM sentences WHERE id {_IN_IDS}", (listed,))
 
 
+def move_citations(conn: Connection, old: int, new: int) -> None:
+    """What cites sentence ``old`` (states, events, its recall history) now cites ``new``.
+
+    Several old sentences may map to one new one: their histories are joined.
+    """
+    for sql in (
+        "UPDATE states SET sentence_id = ? WHERE sentence_id = ?",
+        "UPDATE events SET sentence_id = ? WHERE sentence_id = ?",
+    ):
+        conn.execute(sql, (new, old))
+    conn.execute(
+        "INSERT INTO recall_history (space, kind, item_id, times) "
+        "SELECT space, kind, ?, times FROM recall_history "
+        "WHERE kind = 'passage' AND item_id = ? "
+        "ON CONFLICT DO UPDATE SET times = times || excluded.times",
+        (new, old),
+    )
+    conn.execute("DELETE FROM recall_history WHERE kind = 'passage' AND item_id = ?", (old,))
+
+
 def optimize_sentence_indexes(conn: Connection) -> None:
     """Merge the keyword indexes' segments, so no old segment keeps a deleted term."""
     for index in _INDEXES:
