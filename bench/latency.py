@@ -44,7 +44,8 @@ from orma_proxy.embed.base import Embedder, Vectors, normalise
 from orma_proxy.embed.models import load_embedder
 from orma_proxy.recall.fts import bm25_search
 from orma_proxy.recall.search import rrf_fuse
-from orma_proxy.store.connect import open_async, open_sync
+from orma_proxy.store import open_async
+from orma_proxy.store.connect import open_sync
 from orma_proxy.store.database import Database
 from orma_proxy.store.episodes import NewEpisode, fetch_sentences, insert_episode
 from orma_proxy.store.vectors import nearest

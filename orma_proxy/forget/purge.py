@@ -16,7 +16,6 @@ keeps ids and counts, never the text.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from dataclasses import replace
 
@@ -24,14 +23,11 @@ import aiosqlite
 
 from orma_proxy.config import OrmaConfig
 from orma_proxy.forget.audit import write_audit
-from orma_proxy.forget.match import IN_IDS, erasure, ids_json, sentence_texts
-from orma_proxy.forget.results import Affected, ForgetResult
+from orma_proxy.forget.match import erasure, sentence_texts
+from orma_proxy.forget.results import ForgetResult
 from orma_proxy.forget.tombstones import leave
-from orma_proxy.store.compact import compact
-from orma_proxy.store.database import Database
-
-# What replaces a scrubbed text (a release query, a sleep error) that held purged text.
-PURGED = "(purged)"
+from orma_proxy.offload import in_thread
+from orma_proxy.store import Database, Erasure, compact, connection_of, erase_episodes
 
 
 async def purge(
@@ -54,7 +50,12 @@ async def purge(
                 await leave(conn, space, target, now)
             if not found.count:
                 return ForgetResult("purge", space, False, found)
-            await _erase(conn, space, found, target if isinstance(target, str) else None)
+            erase_episodes(
+                connection_of(conn),
+                space,
+                Erasure(found.episodes, found.sentences, found.states, found.events),
+                target if isinstance(target, str) else None,
+            )
             audit_id = await write_audit(conn, space, "purge", found, now)
             return ForgetResult("purge", space, False, found, audit_id=audit_id)
         finally:
@@ -63,77 +64,5 @@ async def purge(
     result = await db.writer.submit(job)
     if not result.count:
         return result
-    compacted = await asyncio.to_thread(compact, db.path, busy_timeout_ms=config.busy_timeout_ms)
+    compacted = await in_thread(lambda: compact(db.path, busy_timeout_ms=config.busy_timeout_ms))
     return replace(result, compacted=compacted)
-
-
-async def _erase(conn: aiosqlite.Connection, space: str, found: Affected, text: str | None) -> None:
-    """Delete every row holding or citing the episodes, children before parents."""
-    episodes, sentences = ids_json(found.episodes), ids_json(found.sentences)
-    states, events = ids_json(found.states), ids_json(found.events)
-    await conn.execute(
-        f"DELETE FROM recall_history WHERE space = ? AND ((kind = 'passage' AND item_id {IN_IDS}) "
-        f"OR (kind = 'state' AND item_id {IN_IDS}) OR (kind = 'event' AND item_id {IN_IDS}))",
-        (space, sentences, states, events),
-    )
-    links = f"(kind = 'state' AND target_id {IN_IDS}) OR (kind = 'event' AND target_id {IN_IDS})"
-    linked = ids_json(
-        int(r[0])
-        for r in await conn.execute_fetchall(
-            f"SELECT DISTINCT entity_id FROM entity_links WHERE {links}", (states, events)
-        )
-    )
-    await conn.execute(f"DELETE FROM entity_links WHERE {links}", (states, events))
-    await conn.execute(
-        f"UPDATE states SET superseded_by = NULL WHERE superseded_by {IN_IDS}", (states,)
-    )
-    await conn.execute(f"DELETE FROM states WHERE id {IN_IDS}", (states,))
-    await conn.execute(f"DELETE FROM events WHERE id {IN_IDS}", (events,))
-    await conn.execute(
-        f"DELETE FROM entities WHERE id {IN_IDS} AND kind != 'user' "
-        "AND NOT EXISTS (SELECT 1 FROM entity_links l WHERE l.entity_id = entities.id) "
-        "AND NOT EXISTS (SELECT 1 FROM states s WHERE s.entity_id = entities.id)",
-        (linked,),
-    )
-    await conn.execute(
-        "INSERT INTO sentence_fts (sentence_fts, rowid, text, space_tag) "
-        f"SELECT 'delete', id, text, space_tag FROM sentences WHERE id {IN_IDS}",
-        (sentences,),
-    )
-    # vec0 finds rows by key only through equality: one point delete per sentence.
-    await conn.executemany(
-        "DELETE FROM sentence_vec WHERE sentence_id = ?", [(i,) for i in found.sentences]
-    )
-    await conn.execute(f"DELETE FROM sentence_vectors WHERE sentence_id {IN_IDS}", (sentences,))
-    await _scrub_sleep(conn, space, episodes)
-    # A consolidation of this space may be reading the episodes right now: take its lease
-    # away (expired, held by nobody), so a batch extracted before this purge is refused
-    # when it comes to be applied (sleep.lease.check_held) instead of quoting them again.
-    await conn.execute(
-        "UPDATE sleep_leases SET holder = 'purge', expires_at = 0 WHERE space = ?", (space,)
-    )
-    if text is not None:
-        await conn.execute(
-            "UPDATE releases SET query = ? WHERE space = ? AND instr(lower(query), lower(?)) > 0",
-            (PURGED, space, text),
-        )
-    await conn.execute(f"DELETE FROM sentences WHERE id {IN_IDS}", (sentences,))
-    await conn.execute(f"DELETE FROM episodes WHERE id {IN_IDS}", (episodes,))
-    # (their CJK pairs left sentence_grams with them, by trigger)
-    for index in ("sentence_fts", "sentence_grams"):
-        await conn.execute(f"INSERT INTO {index} ({index}) VALUES ('optimize')")
-
-
-async def _scrub_sleep(conn: aiosqlite.Connection, space: str, episodes: str) -> None:
-    """Sleep's records of the batches that read these episodes may quote them: drop them."""
-    batches = (
-        "SELECT id FROM sleep_batches b WHERE b.space = ? AND EXISTS (SELECT 1 FROM "
-        "json_each(?) j WHERE j.value BETWEEN b.first_episode_id AND b.last_episode_id)"
-    )
-    await conn.execute(
-        f"DELETE FROM sleep_rejections WHERE batch_id IN ({batches})", (space, episodes)
-    )
-    await conn.execute(
-        f"UPDATE sleep_batches SET error = ? WHERE error IS NOT NULL AND id IN ({batches})",
-        (PURGED, space, episodes),
-    )

@@ -34,6 +34,7 @@ from orma_proxy.memory.indexer import Indexer
 from orma_proxy.memory.messages import inject_block, recall_query, text_of
 from orma_proxy.memory.priority import lower_thread_priority
 from orma_proxy.memory.stats import Stats, collect_stats
+from orma_proxy.offload import in_thread
 from orma_proxy.portable.export import export_to
 from orma_proxy.portable.load import import_records, read_export
 from orma_proxy.portable.rebuild import RebuildReport, rebuild
@@ -220,7 +221,7 @@ class AsyncMemory:
             split_said, text, self.config.max_sentence_chars, speaker, detect=role != "document"
         )
         if len(text) > _SPLIT_IN_THREAD_CHARS:
-            speaker, segments = await asyncio.to_thread(split)
+            speaker, segments = await in_thread(split)
         else:
             speaker, segments = split()
         if speaker:
@@ -302,9 +303,8 @@ class AsyncMemory:
                 raise InputError(f"role must be one of {', '.join(ROLES)}, not {role!r}")
             text = check_text(text, "text")
             episode = NewEpisode(space, role, text, now, now, metadata=_check_metadata(metadata))
-            segments = await asyncio.to_thread(
-                split_sentences, text, self.config.max_sentence_chars
-            )
+            split = partial(split_sentences, text, self.config.max_sentence_chars)
+            segments = await in_thread(split)
             episodes.append((episode, segments))
         ids = await db.writer.submit(
             lambda conn: add_unless_purged(conn, space, heard_at, episodes)
@@ -482,20 +482,18 @@ class AsyncMemory:
 
     async def embed_query(self, query: str) -> Vectors:
         """The query vector recall and search use, embedded on the query thread."""
-        loop = asyncio.get_running_loop()
         embedder = self.embedder
-        vectors = await loop.run_in_executor(self._query_pool, embedder.embed, [query])
+        vectors = await in_thread(lambda: embedder.embed([query]), pool=self._query_pool)
         query_vector: Vectors = fit(vectors, 1, embedder.dim, embedder.model_id)[0]
         return query_vector
 
     async def _embed_batch(self, texts: list[str]) -> Vectors:
         """Vectors for the indexer, a few texts per call: close() waits for one call only."""
-        loop = asyncio.get_running_loop()
         embedder = self.embedder
         parts = []
         for start in range(0, len(texts), _INDEX_CHUNK):
             chunk = texts[start : start + _INDEX_CHUNK]
-            vectors = await loop.run_in_executor(self._index_pool, embedder.embed, chunk)
+            vectors = await in_thread(partial(embedder.embed, chunk), pool=self._index_pool)
             parts.append(fit(vectors, len(chunk), embedder.dim, embedder.model_id))
         return np.concatenate(parts)
 
@@ -652,14 +650,14 @@ class AsyncMemory:
         space = None if space is None else check_space(space)
         out = Path(target) if isinstance(target, str | Path) else target
         timeout = self.config.busy_timeout_ms
-        return await asyncio.to_thread(export_to, db.path, out, space, busy_timeout_ms=timeout)
+        return await in_thread(lambda: export_to(db.path, out, space, busy_timeout_ms=timeout))
 
     async def import_jsonl(self, source: str | Path | TextIO) -> int:
         """Load an ``orma-export`` file into this (empty) memory; returns the records written."""
         db = self._opened()
         given = Path(source) if isinstance(source, str | Path) else source
-        records = await asyncio.to_thread(read_export, given)
-        count = await db.writer.submit(lambda conn: import_records(conn, records))
+        records = await in_thread(lambda: read_export(given))
+        count = await db.writer.execute_write_fn(lambda conn: import_records(conn, records))
         assert self._indexer is not None
         self._indexer.notify()
         return count
@@ -674,7 +672,7 @@ class AsyncMemory:
     async def backup(self, target: str | Path) -> int:
         """A consistent copy of the database at ``target`` while it is in use; returns its size."""
         db, timeout = self._opened(), self.config.busy_timeout_ms
-        return await asyncio.to_thread(backup, db.path, Path(target), busy_timeout_ms=timeout)
+        return await in_thread(lambda: backup(db.path, Path(target), busy_timeout_ms=timeout))
 
 
 def _check_metadata(metadata: object) -> dict[str, Any]:

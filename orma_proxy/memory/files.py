@@ -7,13 +7,13 @@ whose source is the path and whose metadata holds its byte range.
 
 from __future__ import annotations
 
-import asyncio
 import os
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from orma_proxy.offload import in_thread
 from orma_proxy.text.files import FilePiece, check_text_file, read_pieces
 
 # Commit one episode (text, source, metadata); its id and how many sentences it has.
@@ -41,15 +41,15 @@ async def store_file(
 
     ``stop()`` returning true ends early, keeping what was committed.
     """
-    file = await asyncio.to_thread(lambda: Path(path).expanduser().resolve())
-    await asyncio.to_thread(check_text_file, file)
+    file = await in_thread(lambda: Path(path).expanduser().resolve())
+    await in_thread(lambda: check_text_file(file))
     # A file name need not be UTF-8 (Python keeps such bytes as lone surrogates).
     source = os.fsencode(file).decode("utf-8", "replace")
     pieces = read_pieces(file, piece_chars)
     ids: list[int] = []
     try:
         while stop is None or not stop():
-            piece = await asyncio.to_thread(_next_piece, pieces)
+            piece = await in_thread(lambda: _next_piece(pieces))
             if piece is None:
                 break
             metadata = {"file_offset": piece.offset, "file_end": piece.end}

@@ -15,11 +15,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, TextIO
 
-import aiosqlite
-
 from orma_proxy.errors import InputError, UnreadableFileError
 from orma_proxy.portable.records import BY_NAME, FORMAT, KINDS, VERSION, Kind
-from orma_proxy.store.episodes import space_tag
+from orma_proxy.store import Connection, NewSentence, insert_sentences, space_tag
 
 Parsed = dict[str, list[dict[str, Any]]]
 # Tables that must be empty to import (everything else is derived from them).
@@ -81,30 +79,29 @@ def _check_header(record: dict[str, Any]) -> dict[str, int]:
     return {str(k): int(v) for k, v in counts.items()}
 
 
-async def import_records(conn: aiosqlite.Connection, records: Parsed) -> int:
-    """Write parsed records (a writer job); returns how many were written."""
+def import_records(conn: Connection, records: Parsed) -> int:
+    """Write parsed records (a sync write job); returns how many were written."""
     for table in _OWN_TABLES:
-        rows = list(await conn.execute_fetchall(f"SELECT count(*) FROM {table}"))
-        if rows[0][0]:
+        if conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]:
             raise InputError(f"import needs an empty database; this one has {table}")
-    await conn.execute("PRAGMA defer_foreign_keys = ON")
+    conn.execute("PRAGMA defer_foreign_keys = ON")
     texts = {int(r["id"]): (str(r["space"]), str(r["text"])) for r in records["episode"]}
     for kind in KINDS:
         if kind.name == "sentence":
-            await _insert_sentences(conn, records["sentence"], texts)
+            insert_sentences(conn, _sentences(records["sentence"], texts))
         else:
-            await _insert(conn, kind, records[kind.name])
-    broken = list(await conn.execute_fetchall("PRAGMA foreign_key_check"))
+            _insert(conn, kind, records[kind.name])
+    broken = conn.execute("PRAGMA foreign_key_check").fetchall()
     if broken:
         table, rowid, parent = broken[0][0], broken[0][1], broken[0][2]
         raise InputError(f"{table} row {rowid} refers to a missing {parent} row; nothing imported")
     return sum(len(rows) for rows in records.values())
 
 
-async def _insert(conn: aiosqlite.Connection, kind: Kind, rows: list[dict[str, Any]]) -> None:
+def _insert(conn: Connection, kind: Kind, rows: list[dict[str, Any]]) -> None:
     columns = ", ".join(f'"{c}"' for c in kind.columns)
     marks = ", ".join("?" * len(kind.columns))
-    await conn.executemany(
+    conn.executemany(
         f"INSERT INTO {kind.table} ({columns}) VALUES ({marks})",
         [
             tuple(
@@ -116,26 +113,18 @@ async def _insert(conn: aiosqlite.Connection, kind: Kind, rows: list[dict[str, A
     )
 
 
-async def _insert_sentences(
-    conn: aiosqlite.Connection, rows: list[dict[str, Any]], texts: dict[int, tuple[str, str]]
-) -> None:
-    """Sentences cut from their episode's text by offset, then indexed in FTS5."""
-    values = []
+def _sentences(rows: list[dict[str, Any]], texts: dict[int, tuple[str, str]]) -> list[NewSentence]:
+    """Sentences cut from their episode's text by offset, ids and marks kept."""
+    sentences = []
     for r in rows:
         space, text = texts.get(int(r["episode_id"]), ("", ""))
         start, end = int(r["start"]), int(r["end"])
         if not 0 <= start < end <= len(text):
             raise InputError(f"sentence #{r['id']} lies outside its episode's text")
-        values.append(
-            (r["id"], r["episode_id"], space, r["position"], start, text[start:end],
-             space_tag(space), r["superseded_by"], r["released_by"])
+        sentences.append(
+            NewSentence(
+                int(r["episode_id"]), space, space_tag(space), r["position"], start,
+                text[start:end], r["superseded_by"], r["released_by"], id=r["id"],
+            )
         )  # fmt: skip
-    await conn.executemany(
-        "INSERT INTO sentences (id, episode_id, space, position, start, text, space_tag, "
-        "superseded_by, released_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        values,
-    )
-    await conn.execute(
-        "INSERT INTO sentence_fts (rowid, text, space_tag) "
-        "SELECT id, text, space_tag FROM sentences"
-    )
+    return sentences

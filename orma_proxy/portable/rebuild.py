@@ -18,14 +18,23 @@ import bisect
 import json
 import time
 from dataclasses import dataclass
+from functools import partial
 
 import aiosqlite
 
 from orma_proxy.config import OrmaConfig
 from orma_proxy.facts import link_event, link_state
-from orma_proxy.store.database import Database
-from orma_proxy.store.episodes import space_tag
-from orma_proxy.store.vectors import VEC_TABLE
+from orma_proxy.store import (
+    Connection,
+    Database,
+    NewSentence,
+    as_sync,
+    delete_sentences,
+    insert_sentences,
+    move_citations,
+    reindex_sentences,
+    space_tag,
+)
 from orma_proxy.text.segment import Segment, split_sentences
 
 
@@ -56,91 +65,57 @@ async def rebuild(db: Database, config: OrmaConfig) -> RebuildReport:
     resplit = 0
     for at in range(0, len(ids), size):
         chunk = ids[at : at + size]
-
-        async def job(conn: aiosqlite.Connection, chunk: list[int] = chunk) -> int:
-            return await _resplit(conn, chunk, config.max_sentence_chars)
-
-        resplit += await db.writer.submit(job)
-    sentences, links = await db.writer.submit(_reindex)
+        resplit += await db.writer.execute_write_fn(
+            partial(_resplit, episode_ids=chunk, max_chars=config.max_sentence_chars)
+        )
+    sentences, links = await db.writer.execute_write_fn(_reindex)
     return RebuildReport(len(ids), resplit, sentences, links)
 
 
-async def _resplit(conn: aiosqlite.Connection, episode_ids: list[int], max_chars: int) -> int:
+def _resplit(conn: Connection, episode_ids: list[int], max_chars: int) -> int:
     """Split these episodes again; returns how many came out differently."""
     changed = 0
     for episode_id in episode_ids:
-        rows = list(
-            await conn.execute_fetchall(
-                "SELECT space, text FROM episodes WHERE id = ?", (episode_id,)
-            )
-        )
-        if not rows:  # purged meanwhile
+        row = conn.execute(
+            "SELECT space, text FROM episodes WHERE id = ?", (episode_id,)
+        ).fetchone()
+        if row is None:  # purged meanwhile
             continue
-        space, text = str(rows[0][0]), str(rows[0][1])
+        space, text = str(row[0]), str(row[1])
         new = split_sentences(text, max_chars)
-        old = list(
-            await conn.execute_fetchall(
-                "SELECT id, position, start, text, superseded_by, released_by FROM sentences "
-                "WHERE episode_id = ? ORDER BY position",
-                (episode_id,),
-            )
-        )
+        old = conn.execute(
+            "SELECT id, position, start, text, superseded_by, released_by FROM sentences "
+            "WHERE episode_id = ? ORDER BY position",
+            (episode_id,),
+        ).fetchall()
         if [(int(r[1]), int(r[2]), str(r[3])) for r in old] == [
             (s.position, s.start, s.text) for s in new
         ]:
             continue
         olds = [_Old(int(r[0]), int(r[2]), int(r[2]) + len(str(r[3])), r[4], r[5]) for r in old]
-        await _replace(conn, episode_id, space, olds, new)
+        _replace(conn, episode_id, space, olds, new)
         changed += 1
     return changed
 
 
-async def _replace(
-    conn: aiosqlite.Connection, episode_id: int, space: str, olds: list[_Old], new: list[Segment]
+def _replace(
+    conn: Connection, episode_id: int, space: str, olds: list[_Old], new: list[Segment]
 ) -> None:
     """Swap an episode's sentences for ``new``, moving citations and marks across."""
     tag = space_tag(space)
-    ids = []
-    for seg in new:
-        row = await conn.execute_insert(
-            "INSERT INTO sentences (episode_id, space, position, start, text, space_tag, "
-            "superseded_by, released_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (episode_id, space, seg.position, seg.start, seg.text, tag, *_marks(olds, seg)),
-        )
-        assert row is not None
-        ids.append(int(row[0]))
+    ids = insert_sentences(
+        conn,
+        [
+            NewSentence(
+                episode_id, space, tag, seg.position, seg.start, seg.text, *_marks(olds, seg)
+            )
+            for seg in new
+        ],
+    )
     starts = [seg.start for seg in new]
     for old in olds:
-        target = ids[max(bisect.bisect_right(starts, old.start) - 1, 0)]
-        for sql in (
-            "UPDATE states SET sentence_id = ? WHERE sentence_id = ?",
-            "UPDATE events SET sentence_id = ? WHERE sentence_id = ?",
-        ):
-            await conn.execute(sql, (target, old.id))
-        # Several old sentences may map to one new one: their histories are joined.
-        await conn.execute(
-            "INSERT INTO recall_history (space, kind, item_id, times) "
-            "SELECT space, kind, ?, times FROM recall_history "
-            "WHERE kind = 'passage' AND item_id = ? "
-            "ON CONFLICT DO UPDATE SET times = times || excluded.times",
-            (target, old.id),
-        )
-        await conn.execute(
-            "DELETE FROM recall_history WHERE kind = 'passage' AND item_id = ?", (old.id,)
-        )
-        await conn.execute(
-            "INSERT INTO sentence_fts (sentence_fts, rowid, text, space_tag) "
-            "SELECT 'delete', id, text, space_tag FROM sentences WHERE id = ?",
-            (old.id,),
-        )
-        await conn.execute(f"DELETE FROM {VEC_TABLE} WHERE sentence_id = ?", (old.id,))
-        await conn.execute("DELETE FROM sentence_vectors WHERE sentence_id = ?", (old.id,))
-        await conn.execute("DELETE FROM sentences WHERE id = ?", (old.id,))
-    await conn.execute(
-        "INSERT INTO sentence_fts (rowid, text, space_tag) "
-        "SELECT id, text, space_tag FROM sentences WHERE episode_id = ?",
-        (episode_id,),
-    )
+        move_citations(conn, old.id, ids[max(bisect.bisect_right(starts, old.start) - 1, 0)])
+    delete_sentences(conn, [old.id for old in olds])
 
 
 def _marks(olds: list[_Old], seg: Segment) -> tuple[int | None, int | None]:
@@ -152,25 +127,24 @@ def _marks(olds: list[_Old], seg: Segment) -> tuple[int | None, int | None]:
     return superseded, released
 
 
-async def _reindex(conn: aiosqlite.Connection) -> tuple[int, int]:
+def _reindex(conn: Connection) -> tuple[int, int]:
     """FTS rebuilt from the sentences, vectors dropped, graph re-linked: (sentences, links)."""
-    await conn.execute("INSERT INTO sentence_fts (sentence_fts) VALUES ('rebuild')")
-    await conn.execute(f"DELETE FROM {VEC_TABLE}")
-    await conn.execute("DELETE FROM sentence_vectors")
-    await conn.execute("DELETE FROM space_stats")
-    await conn.execute("UPDATE sentences SET embedded = 0")
+    reindex_sentences(conn)
+    as_sync(_relink)(conn)
+    counts = conn.execute(
+        "SELECT (SELECT count(*) FROM sentences), (SELECT count(*) FROM entity_links)"
+    ).fetchone()
+    return int(counts[0]), int(counts[1])
+
+
+async def _relink(conn: aiosqlite.Connection) -> None:
+    """The entity graph linked again from every state and event."""
     await conn.execute("DELETE FROM entity_links")
     now = time.time()
     for r in await conn.execute_fetchall("SELECT id, space, entity_id, value FROM states"):
         await link_state(conn, str(r[1]), int(r[2]), int(r[0]), str(r[3]), now)
     for r in await conn.execute_fetchall("SELECT id, space, what, who FROM events"):
         await link_event(conn, str(r[1]), int(r[0]), str(r[2]), _names(str(r[3])), now)
-    counts = list(
-        await conn.execute_fetchall(
-            "SELECT (SELECT count(*) FROM sentences), (SELECT count(*) FROM entity_links)"
-        )
-    )
-    return int(counts[0][0]), int(counts[0][1])
 
 
 def _names(who: str) -> list[str]:

@@ -45,8 +45,8 @@ from orma_proxy.recall.access import ItemKey
 from orma_proxy.recall.search import EmbedQuery, Passage, hybrid_search
 from orma_proxy.recall.states import query_terms
 from orma_proxy.recall.temporal import SECONDS_PER_DAY, History
+from orma_proxy.store import as_sync, execute_fn
 from orma_proxy.store.episodes import fetch_sentences
-from orma_proxy.store.inline import run_in_thread_of
 from orma_proxy.store.vector_index import VectorIndex
 
 # Longest replacement chain followed (a guard: chains are acyclic by construction).
@@ -165,8 +165,9 @@ async def gather(
     if not semantic:
         return Pool(items, _classify(early, [], config, recent)[1])
     # Several small queries, each depending on the last: one trip to the reader's thread.
-    return await run_in_thread_of(
-        conn, lambda c: _with_states(c, space, terms, passages, early, items, config, recent)
+    return await execute_fn(
+        conn,
+        as_sync(lambda c: _with_states(c, space, terms, passages, early, items, config, recent)),
     )
 
 

@@ -22,7 +22,7 @@ from orma_proxy.recall.candidates import Candidate, Pool, gather, load_items
 from orma_proxy.recall.pack import Entry, MemoryBlock, Shares, TokenCounter, pack_block
 from orma_proxy.recall.rank import novelty_gate, score
 from orma_proxy.recall.search import EmbedQuery
-from orma_proxy.store.inline import run_in_thread_of
+from orma_proxy.store import as_sync, execute_fn
 from orma_proxy.store.vector_index import VectorIndex
 
 
@@ -61,7 +61,7 @@ async def recall_block(
 
     # Ranking and packing (queries and a few ms of CPU) in one trip to the reader's
     # thread, so streams keep flowing.
-    return await run_in_thread_of(conn, packed)
+    return await execute_fn(conn, as_sync(packed))
 
 
 def _gate_and_pack(
@@ -105,7 +105,7 @@ async def rank_pool(
     The part of recall before the novelty gate and packing; ``orma viz`` shows it.
     """
     pool = await gather(conn, embed_query, query, space, config, now, vectors=vectors)
-    ranked = await run_in_thread_of(conn, lambda c: _ranked(c, pool, query, space, config, now))
+    ranked = await execute_fn(conn, as_sync(lambda c: _ranked(c, pool, query, space, config, now)))
     return pool, ranked
 
 

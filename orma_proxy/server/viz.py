@@ -35,8 +35,7 @@ from orma_proxy.memory.engine import AsyncMemory
 from orma_proxy.server.auth import Guard, asked_space
 from orma_proxy.server.chat import read_json_body
 from orma_proxy.server.state import proxy_state
-from orma_proxy.store import MAX_ROW_ID
-from orma_proxy.store.connect import open_async
+from orma_proxy.store import MAX_ROW_ID, open_async
 from orma_proxy.viz.detail import NODE_KINDS, node_detail, parse_node_id, state_detail
 from orma_proxy.viz.feed import feed, list_spaces
 from orma_proxy.viz.graph import build_graph

@@ -2,7 +2,7 @@
 
 from orma_proxy.store.backup import backup
 from orma_proxy.store.compact import compact
-from orma_proxy.store.connect import DatabaseError, open_async, open_sync
+from orma_proxy.store.connect import Connection, DatabaseError, open_sync
 from orma_proxy.store.database import Database
 from orma_proxy.store.episodes import (
     ROLES,
@@ -13,8 +13,18 @@ from orma_proxy.store.episodes import (
     sentence_ranges,
     space_tag,
 )
-from orma_proxy.store.inline import run_in_thread_of
+from orma_proxy.store.erase import Erasure, erase_episodes
+from orma_proxy.store.jobs import as_sync, connection_of
 from orma_proxy.store.noise import refresh_floor
+from orma_proxy.store.sentences import (
+    NewSentence,
+    delete_sentences,
+    insert_sentences,
+    move_citations,
+    optimize_sentence_indexes,
+    reindex_sentences,
+)
+from orma_proxy.store.threads import Reader, execute_fn, open_async
 from orma_proxy.store.vector_index import VectorIndex
 from orma_proxy.store.vectors import (
     INDEX_NEAREST_SQL,
@@ -36,24 +46,36 @@ __all__ = [
     "NEAREST_SQL",
     "ROLES",
     "VEC_TABLE",
+    "Connection",
     "Database",
     "DatabaseError",
+    "Erasure",
     "NewEpisode",
+    "NewSentence",
+    "Reader",
     "SentenceRow",
     "VectorIndex",
     "Writer",
+    "as_sync",
     "backup",
     "compact",
+    "connection_of",
+    "delete_sentences",
+    "erase_episodes",
+    "execute_fn",
     "fetch_sentences",
     "insert_episode",
+    "insert_sentences",
+    "move_citations",
     "nearest_params",
     "open_async",
     "open_sync",
+    "optimize_sentence_indexes",
     "pending_between",
     "pending_sentences",
     "refresh_floor",
     "refusal",
-    "run_in_thread_of",
+    "reindex_sentences",
     "sentence_ranges",
     "space_tag",
     "store_vectors",

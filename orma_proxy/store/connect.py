@@ -2,8 +2,8 @@
 
 Many Pythons (pyenv builds, macOS's system Python) ship a ``sqlite3`` that cannot
 load extensions, so Orma always uses ``sqlean`` (a drop-in ``sqlite3`` with a
-recent SQLite that can). aiosqlite accepts any connector; ours runs on
-aiosqlite's own thread, so the extension is loaded where it is used.
+recent SQLite that can). A connection is opened in the thread that uses it
+(``store/threads.py``), so the extension is loaded where it is used.
 
 Every connection in a process must come from here: a second copy of SQLite
 (the standard library's ``sqlite3``) on the same file in the same process does
@@ -13,12 +13,10 @@ the write-ahead log under them (SQLite's "multiple copies of SQLite" hazard).
 
 from __future__ import annotations
 
-import functools
 import os
 from pathlib import Path
 from typing import Any
 
-import aiosqlite
 import sqlean
 import sqlite_vec
 
@@ -168,17 +166,3 @@ def _first_read(path: Path, target: str, busy_timeout_ms: int, *, uri: bool) -> 
             ) from exc
         raise StoreError(f"cannot read {path}: {exc}") from exc
     return conn
-
-
-async def open_async(
-    path: Path, *, busy_timeout_ms: int, read_only: bool = False, mmap_bytes: int = 0
-) -> aiosqlite.Connection:
-    """The same connection behind aiosqlite's thread."""
-    connector = functools.partial(
-        open_sync, path, busy_timeout_ms=busy_timeout_ms, read_only=read_only, mmap_bytes=mmap_bytes
-    )
-    conn = aiosqlite.Connection(connector, iter_chunk_size=256)
-    # aiosqlite's worker thread is not a daemon: a caller who forgets close()
-    # would hang the interpreter at exit. Committed data is safe in WAL either way.
-    conn._thread.daemon = True
-    return await conn

@@ -11,24 +11,22 @@ work, and every write is refused with one ``ReadOnlyError``.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from pathlib import Path
-
-import aiosqlite
 
 from orma_proxy.config import OrmaConfig
 from orma_proxy.embed.base import Embedder, store_dim
 from orma_proxy.errors import NotAnOrmaDatabaseError, ReadOnlyError, StoreError
+from orma_proxy.offload import in_thread
 from orma_proxy.store.connect import (
     DatabaseError,
     is_damaged,
     is_read_only,
-    open_async,
     open_sync,
     read_only_reason,
 )
 from orma_proxy.store.migrate import migrate, schema_versions
+from orma_proxy.store.threads import Reader, open_async
 from orma_proxy.store.vector_index import VectorIndex
 from orma_proxy.store.vectors import bind_model, recorded_model
 from orma_proxy.store.writer import Writer, refusal
@@ -42,7 +40,7 @@ class Database:
     def __init__(
         self,
         path: Path,
-        reader: aiosqlite.Connection,
+        reader: Reader,
         writer: Writer,
         embedder: Embedder,
         vectors: VectorIndex,
@@ -70,12 +68,12 @@ class Database:
             raise StoreError(f"cannot create {path.parent}: {exc.strerror}") from exc
         if path.is_dir():
             raise StoreError(f"{path} is a directory, not a database file")
-        read_only = await asyncio.to_thread(read_only_reason, path)
+        read_only = await in_thread(lambda: read_only_reason(path))
         if read_only is not None and rebind:
             raise refusal(read_only)
-        recorded = await asyncio.to_thread(_prepare, path, config, read_only)
-        embedder = await asyncio.to_thread(make_embedder, recorded)
-        await asyncio.to_thread(_bind, path, config, embedder, rebind, read_only)
+        recorded = await in_thread(lambda: _prepare(path, config, read_only))
+        embedder = await in_thread(lambda: make_embedder(recorded))
+        await in_thread(lambda: _bind(path, config, embedder, rebind, read_only))
         writer = await Writer.open(
             path,
             busy_timeout_ms=config.busy_timeout_ms,

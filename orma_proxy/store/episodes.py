@@ -14,6 +14,8 @@ from typing import Any
 
 import aiosqlite
 
+from orma_proxy.store.jobs import connection_of
+from orma_proxy.store.sentences import NewSentence, insert_sentences
 from orma_proxy.text.segment import Segment
 
 ROLES = ("user", "assistant", "note", "document", "tool")
@@ -38,7 +40,10 @@ class NewEpisode:
 async def insert_episode(
     conn: aiosqlite.Connection, episode: NewEpisode, segments: list[Segment]
 ) -> int:
-    """Write the episode, its sentences and their FTS rows; returns the episode id."""
+    """Write the episode, its sentences and their FTS rows; returns the episode id.
+
+    A write job's step (``Writer.submit``).
+    """
     row = await conn.execute_insert(
         "INSERT INTO episodes (space, role, text, source, said_at, created_at, metadata) "
         "VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -55,15 +60,12 @@ async def insert_episode(
     assert row is not None
     episode_id = int(row[0])
     tag = space_tag(episode.space)
-    await conn.executemany(
-        "INSERT INTO sentences (episode_id, space, position, start, text, space_tag) "
-        "VALUES (?, ?, ?, ?, ?, ?)",
-        [(episode_id, episode.space, s.position, s.start, s.text, tag) for s in segments],
-    )
-    await conn.execute(
-        "INSERT INTO sentence_fts (rowid, text, space_tag) "
-        "SELECT id, text, space_tag FROM sentences WHERE episode_id = ?",
-        (episode_id,),
+    insert_sentences(
+        connection_of(conn),
+        [
+            NewSentence(episode_id, episode.space, tag, s.position, s.start, s.text)
+            for s in segments
+        ],
     )
     return episode_id
 

@@ -33,8 +33,10 @@ import aiosqlite
 import numpy as np
 
 from orma_proxy.embed.base import Vectors
+from orma_proxy.offload import in_thread
 from orma_proxy.store.connect import DatabaseError, open_sync
-from orma_proxy.store.inline import run_in_thread_of
+from orma_proxy.store.jobs import as_sync
+from orma_proxy.store.threads import execute_fn
 
 log = logging.getLogger(__name__)
 
@@ -221,7 +223,7 @@ class VectorIndex:
             # Read and applied in the reader's thread, in one trip: growing a held space
             # copies it (~1.6 KB a sentence) and dropping changed ids scans it; the event
             # loop must not wait on either.
-            await run_in_thread_of(conn, self._read_and_apply)
+            await execute_fn(conn, as_sync(self._read_and_apply))
 
     async def _read_and_apply(self, conn: aiosqlite.Connection) -> None:
         rows = list(
@@ -286,7 +288,7 @@ class VectorIndex:
 
     async def _load(self, space: str) -> None:
         try:
-            seq, held = await asyncio.to_thread(self._read_space, space)
+            seq, held = await in_thread(lambda: self._read_space(space))
             async with self._lock:
                 if not self._spaces:
                     self._applied = seq

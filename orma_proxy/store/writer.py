@@ -6,10 +6,11 @@ commit), each inside its own savepoint, so one failing job never takes the
 others down and never leaves half its rows behind.
 
 A transaction runs whole in the writer's own thread, on its own connection
-(``store/inline.py``): one trip from the event loop per batch, not one per
-statement, and the loop never waits on SQLite. Jobs are async functions of an
-``aiosqlite.Connection`` like every other query, but may await only that
-connection.
+(``store/threads.py``): one trip from the event loop per batch, not one per
+statement, and the loop never waits on SQLite. A job is a plain sync
+``fn(conn)`` of the DB-API connection (``execute_write_fn``); ``submit`` takes
+an async function of an ``aiosqlite.Connection`` and runs it there the same way
+(``store/jobs.py``), so it may await only that connection.
 
 Some errors (``INSERT OR ROLLBACK``, a full disk, an I/O error) make SQLite
 roll back the whole transaction, not just the failing statement. The writer
@@ -27,21 +28,22 @@ import asyncio
 import functools
 import logging
 from collections.abc import Awaitable, Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
 import aiosqlite
 
 from orma_proxy.errors import ReadOnlyError, StoreError
-from orma_proxy.store.connect import DatabaseError, is_read_only, open_sync
-from orma_proxy.store.inline import InlineConnection, run_inline
+from orma_proxy.store.connect import Connection, DatabaseError, is_read_only, open_sync
+from orma_proxy.store.jobs import as_sync
+from orma_proxy.store.threads import ConnectionThread
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 WriteJob = Callable[[aiosqlite.Connection], Awaitable[T]]
-_Item = tuple[WriteJob[Any], "asyncio.Future[Any]"]
+WriteFn = Callable[[Connection], T]
+_Item = tuple[WriteFn[Any], "asyncio.Future[Any]"]
 _Outcome = tuple["asyncio.Future[Any]", Any, BaseException | None]
 
 
@@ -68,15 +70,13 @@ class Writer:
     def __init__(
         self,
         path: Path,
-        conn: InlineConnection,
-        thread: ThreadPoolExecutor,
+        thread: ConnectionThread,
         *,
         batch_max: int,
         read_only: str | None = None,
     ) -> None:
         self.read_only = read_only  # why this process may not write the file, if it may not
         self._path = path
-        self._conn = conn
         self._thread = thread
         self._batch_max = batch_max
         self._queue: asyncio.Queue[_Item | None] = asyncio.Queue()
@@ -97,29 +97,29 @@ class Writer:
 
         ``read_only`` (why the file cannot be written) makes a writer that refuses every job.
         """
-        thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="orma-writer")
         connect = functools.partial(_connect, path, busy_timeout_ms, synchronous)
         if read_only is not None:  # a connection that can never write, for a writer that won't
             connect = functools.partial(
                 open_sync, path, busy_timeout_ms=busy_timeout_ms, read_only=True
             )
-        try:
-            conn = await asyncio.get_running_loop().run_in_executor(thread, connect)
-        except BaseException:
-            thread.shutdown(wait=False)
-            raise
-        writer = cls(path, InlineConnection(conn), thread, batch_max=batch_max, read_only=read_only)
+        thread = await ConnectionThread.open(connect, "orma-writer")
+        writer = cls(path, thread, batch_max=batch_max, read_only=read_only)
         writer._task = asyncio.create_task(writer._run(), name="orma-writer")
         return writer
 
     async def submit(self, job: WriteJob[T]) -> T:
-        """Run ``job(conn)`` inside a write transaction; returns once committed."""
+        """Run the async ``job(conn)`` inside a write transaction; returns once committed."""
+        return await self.execute_write_fn(as_sync(job))
+
+    async def execute_write_fn(self, fn: WriteFn[T]) -> T:
+        """Run ``fn(conn)`` in the writer's thread inside a write transaction; once committed,
+        return what it returned."""
         if self.read_only is not None:
             raise refusal(self.read_only)
         if self._closing or self._task is None or self._task.done():
             raise StoreError("the database writer is not running (memory closed?)")
         future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
-        self._queue.put_nowait((job, future))
+        self._queue.put_nowait((fn, future))
         try:
             return await future
         except (DatabaseError, StoreError) as exc:
@@ -139,10 +139,7 @@ class Writer:
                     log.warning("the database writer had stopped: %r", error)
                 self._task = None
         finally:
-            conn = self._conn.detach()
-            if conn is not None:
-                await asyncio.get_running_loop().run_in_executor(self._thread, conn.close)
-            self._thread.shutdown()
+            await self._thread.close()
 
     async def _run(self) -> None:
         try:
@@ -174,7 +171,7 @@ class Writer:
         Cancelling the writer does not stop a transaction under way in its
         thread, so the callers are answered with what really happened to it.
         """
-        work = asyncio.get_running_loop().run_in_executor(self._thread, self._apply, batch)
+        work = asyncio.ensure_future(self._thread.run(lambda conn: _apply(conn, batch)))
         try:
             try:
                 outcomes = await asyncio.shield(work)
@@ -187,66 +184,67 @@ class Writer:
                 _fail(future, StoreError(f"write failed: {exc!r}"))
             raise
 
-    def _apply(self, batch: list[_Item]) -> list[_Outcome]:
-        """Commit the batch; a failed job is left out and reported, the rest are kept.
 
-        Runs in the writer's thread and touches no future: the loop answers.
-        """
-        failed: list[_Outcome] = []
-        while batch:
-            try:
-                return failed + self._transaction(batch)
-            except _Aborted as aborted:
-                log.warning("a write aborted its whole transaction; retrying the others")
-                failed.append((aborted.item[1], None, aborted.error))
-                batch = [item for item in batch if item is not aborted.item]
-            except Exception as exc:
-                error = exc if isinstance(exc, StoreError) else StoreError(f"write failed: {exc}")
-                return failed + [(future, None, error) for _, future in batch]
-        return failed
+def _apply(raw: Connection, batch: list[_Item]) -> list[_Outcome]:
+    """Commit the batch; a failed job is left out and reported, the rest are kept.
 
-    def _transaction(self, batch: list[_Item]) -> list[_Outcome]:
-        """Run every job in one transaction, each in a savepoint, and commit.
-
-        A job alone (a user's single ``add()``) needs no savepoint: if it fails,
-        the whole transaction is rolled back instead.
-        """
-        raw = self._conn._conn
+    Runs in the writer's thread and touches no future: the loop answers.
+    """
+    failed: list[_Outcome] = []
+    while batch:
         try:
-            raw.execute("BEGIN IMMEDIATE")
-        except Exception as exc:  # a lock held past busy_timeout, disk full...
-            raise StoreError(f"could not start a write: {exc}") from exc
-        alone = len(batch) == 1
-        try:
-            outcomes: list[_Outcome] = []
-            for item in batch:
-                job, future = item
-                if not alone:
-                    raw.execute("SAVEPOINT job")
-                try:
-                    result = run_inline(job, self._conn)
-                except Exception as exc:
-                    if not raw.in_transaction:
-                        raise _Aborted(item, exc) from exc
-                    if alone:
-                        raw.execute("ROLLBACK")
-                        return [(future, None, exc)]
-                    raw.execute("ROLLBACK TO job")
-                    outcomes.append((future, None, exc))
-                else:
-                    outcomes.append((future, result, None))
-                if not alone:
-                    raw.execute("RELEASE job")
+            return failed + _transaction(raw, batch)
+        except _Aborted as aborted:
+            log.warning("a write aborted its whole transaction; retrying the others")
+            failed.append((aborted.item[1], None, aborted.error))
+            batch = [item for item in batch if item is not aborted.item]
+        except Exception as exc:
+            error = exc if isinstance(exc, StoreError) else StoreError(f"write failed: {exc}")
+            return failed + [(future, None, error) for _, future in batch]
+    return failed
+
+
+def _transaction(raw: Connection, batch: list[_Item]) -> list[_Outcome]:
+    """Run every job in one transaction, each in a savepoint, and commit.
+
+    A job alone (a user's single ``add()``) needs no savepoint: if it fails,
+    the whole transaction is rolled back instead.
+    """
+    try:
+        raw.execute("BEGIN IMMEDIATE")
+    except Exception as exc:  # a lock held past busy_timeout, disk full...
+        raise StoreError(f"could not start a write: {exc}") from exc
+    alone = len(batch) == 1
+    try:
+        outcomes: list[_Outcome] = []
+        for item in batch:
+            job, future = item
+            if not alone:
+                raw.execute("SAVEPOINT job")
             try:
-                raw.execute("COMMIT")
+                result = job(raw)
             except Exception as exc:
-                log.warning("commit failed, rolling back %d writes: %s", len(batch), exc)
-                raise StoreError(f"could not commit: {exc}") from exc
-            return outcomes
-        except BaseException:
-            if raw.in_transaction:
-                raw.execute("ROLLBACK")
-            raise
+                if not raw.in_transaction:
+                    raise _Aborted(item, exc) from exc
+                if alone:
+                    raw.execute("ROLLBACK")
+                    return [(future, None, exc)]
+                raw.execute("ROLLBACK TO job")
+                outcomes.append((future, None, exc))
+            else:
+                outcomes.append((future, result, None))
+            if not alone:
+                raw.execute("RELEASE job")
+        try:
+            raw.execute("COMMIT")
+        except Exception as exc:
+            log.warning("commit failed, rolling back %d writes: %s", len(batch), exc)
+            raise StoreError(f"could not commit: {exc}") from exc
+        return outcomes
+    except BaseException:
+        if raw.in_transaction:
+            raw.execute("ROLLBACK")
+        raise
 
 
 def _connect(path: Path, busy_timeout_ms: int, synchronous: str) -> Any:

@@ -11,7 +11,8 @@ import aiosqlite
 import pytest
 
 from orma_proxy.errors import StoreError
-from orma_proxy.store.connect import open_async, open_sync
+from orma_proxy.store import open_async
+from orma_proxy.store.connect import open_sync
 from orma_proxy.store.writer import Writer
 
 Job = Callable[[aiosqlite.Connection], Awaitable[object]]

@@ -1,0 +1,118 @@
+"""Sentences and every index over them, written in one place.
+
+A sentence lives in four places: its row, the FTS5 index (external content, so
+its postings are written and deleted by hand), the CJK character pairs
+(``sentence_grams``, kept by triggers on the row) and its vectors (bit and
+float; ``vector_changes`` logs each change by trigger, for the in-memory index).
+Adding, importing, rebuilding and purging all change sentences through these
+functions, so none of them can leave an index behind.
+
+Each function is a plain sync function of a DB-API connection, run inside a
+write job (``Writer.execute_write_fn``): the caller's transaction holds it. The
+arguments and results are plain values, never SQL, so another backend could
+stand behind the same functions.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from orma_proxy.store.connect import Connection
+from orma_proxy.store.vectors import VEC_TABLE
+
+_IN_IDS = "IN (SELECT value FROM json_each(?))"
+_INDEXES = ("sentence_fts", "sentence_grams")
+
+
+@dataclass(frozen=True)
+class NewSentence:
+    """A sentence to store: where it sits in its episode, and its marks (if it keeps any)."""
+
+    episode_id: int
+    space: str
+    space_tag: str
+    position: int
+    start: int
+    text: str
+    superseded_by: int | None = None
+    released_by: int | None = None
+    id: int | None = None  # None: the next free id (an import keeps the exported ones)
+
+
+def insert_sentences(conn: Connection, sentences: Sequence[NewSentence]) -> list[int]:
+    """Store the sentences and index them for keyword search at once; their ids, in order.
+
+    Their CJK pairs follow by trigger; vectors later, from the indexer.
+    """
+    ids = []
+    for s in sentences:
+        cursor = conn.execute(
+            "INSERT INTO sentences (id, episode_id, space, position, start, text, space_tag, "
+            "superseded_by, released_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (s.id, s.episode_id, s.space, s.position, s.start, s.text, s.space_tag,
+             s.superseded_by, s.released_by),
+        )  # fmt: skip
+        ids.append(int(cursor.lastrowid))
+    conn.executemany(
+        "INSERT INTO sentence_fts (rowid, text, space_tag) VALUES (?, ?, ?)",
+        [(i, s.text, s.space_tag) for i, s in zip(ids, sentences, strict=True)],
+    )
+    return ids
+
+
+def delete_sentences(conn: Connection, ids: Iterable[int]) -> None:
+    """Remove the sentences from every index, then their rows (CJK pairs go by trigger).
+
+    Whatever cites them (states, events, the access log) is the caller's to
+    move or delete first.
+    """
+    ids = list(ids)
+    if not ids:
+        return
+    listed = json.dumps(ids)
+    conn.execute(
+        "INSERT INTO sentence_fts (sentence_fts, rowid, text, space_tag) "
+        f"SELECT 'delete', id, text, space_tag FROM sentences WHERE id {_IN_IDS}",
+        (listed,),
+    )
+    # vec0 finds rows by key only through equality: one point delete per sentence.
+    conn.executemany(f"DELETE FROM {VEC_TABLE} WHERE sentence_id = ?", [(i,) for i in ids])
+    conn.execute(f"DELETE FROM sentence_vectors WHERE sentence_id {_IN_IDS}", (listed,))
+    conn.execute(f"DELETE FROM sentences WHERE id {_IN_IDS}", (listed,))
+
+
+def move_citations(conn: Connection, old: int, new: int) -> None:
+    """What cites sentence ``old`` (states, events, its recall history) now cites ``new``.
+
+    Several old sentences may map to one new one: their histories are joined.
+    """
+    for sql in (
+        "UPDATE states SET sentence_id = ? WHERE sentence_id = ?",
+        "UPDATE events SET sentence_id = ? WHERE sentence_id = ?",
+    ):
+        conn.execute(sql, (new, old))
+    conn.execute(
+        "INSERT INTO recall_history (space, kind, item_id, times) "
+        "SELECT space, kind, ?, times FROM recall_history "
+        "WHERE kind = 'passage' AND item_id = ? "
+        "ON CONFLICT DO UPDATE SET times = times || excluded.times",
+        (new, old),
+    )
+    conn.execute("DELETE FROM recall_history WHERE kind = 'passage' AND item_id = ?", (old,))
+
+
+def optimize_sentence_indexes(conn: Connection) -> None:
+    """Merge the keyword indexes' segments, so no old segment keeps a deleted term."""
+    for index in _INDEXES:
+        conn.execute(f"INSERT INTO {index} ({index}) VALUES ('optimize')")
+
+
+def reindex_sentences(conn: Connection) -> None:
+    """Rebuild FTS5 from the sentences and drop every vector, for the indexer to embed again."""
+    conn.execute("INSERT INTO sentence_fts (sentence_fts) VALUES ('rebuild')")
+    conn.execute(f"DELETE FROM {VEC_TABLE}")
+    conn.execute("DELETE FROM sentence_vectors")
+    conn.execute("DELETE FROM space_stats")
+    conn.execute("UPDATE sentences SET embedded = 0")
