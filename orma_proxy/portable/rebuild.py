@@ -36,6 +36,7 @@ from orma_proxy.store import (
     space_tag,
 )
 from orma_proxy.text.segment import Segment, split_sentences
+from orma_proxy.text.speaker import split_said
 
 
 @dataclass(frozen=True)
@@ -77,12 +78,17 @@ def _resplit(conn: Connection, episode_ids: list[int], max_chars: int) -> int:
     changed = 0
     for episode_id in episode_ids:
         row = conn.execute(
-            "SELECT space, text FROM episodes WHERE id = ?", (episode_id,)
+            "SELECT space, text, json_extract(metadata, '$.speaker') FROM episodes WHERE id = ?",
+            (episode_id,),
         ).fetchone()
         if row is None:  # purged meanwhile
             continue
         space, text = str(row[0]), str(row[1])
-        new = split_sentences(text, max_chars)
+        # Split as add() did: a turn stored with its speaker leaves the "Name:" out.
+        speaker = row[2] if isinstance(row[2], str) else None
+        new = (
+            split_said(text, max_chars, speaker)[1] if speaker else split_sentences(text, max_chars)
+        )
         old = conn.execute(
             "SELECT id, position, start, text, superseded_by, released_by FROM sentences "
             "WHERE episode_id = ? ORDER BY position",

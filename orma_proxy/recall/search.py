@@ -30,9 +30,10 @@ from orma_proxy.recall.turns import (
     with_replies,
     without_names,
 )
-from orma_proxy.store.episodes import SentenceRow
+from orma_proxy.store.episodes import SPEAKERS_SQL, SentenceRow
 from orma_proxy.store.vector_index import VectorIndex
 from orma_proxy.store.vectors import INDEX_NEAREST_SQL, NEAREST_SQL, nearest_params
+from orma_proxy.text.names import names_in
 
 EmbedQuery = Callable[[str], Awaitable[Vectors]]
 
@@ -118,6 +119,22 @@ async def _ranked(
     return ranking
 
 
+async def _speakers_named(conn: aiosqlite.Connection, space: str, query: str) -> frozenset[str]:
+    """The words of the query's names that are speakers in ``space`` ("melanie").
+
+    Only a speaker's name is taken out of the words searched (it is matched by
+    speaker instead); a place or a thing named in a question ("Goa", "Zoho") is
+    what the question is about, and stays a word.
+    """
+    named = named_in(query)
+    if not named:
+        return named
+    candidates = sorted(named | {name.lower() for name in names_in(query)})
+    params = {"space": space, "names": json.dumps(candidates)}
+    speaking = {str(r[0]) for r in await conn.execute_fetchall(SPEAKERS_SQL, params)}
+    return frozenset(w for w in named if any(w in name.split() for name in speaking))
+
+
 async def _with_replies(
     conn: aiosqlite.Connection,
     space: str,
@@ -160,7 +177,7 @@ async def hybrid_search(
     ``conn`` must have its ``orma_nearest`` function (``VectorIndex.register``).
     """
     query = query[: config.max_query_chars]
-    named = named_in(query)
+    named = await _speakers_named(conn, space, query)
     words = without_names(query, named)
     if config.enable_semantic:
         vector_task = asyncio.ensure_future(embed_query(words))

@@ -127,3 +127,12 @@ async def fetch_sentences(
     return {
         int(r[0]): SentenceRow(int(r[0]), int(r[1]), r[2], r[3], r[4], float(r[5])) for r in rows
     }
+
+
+# Which of a query's names (lower-cased, a JSON list) speak in the space: a seek on
+# the partial index episodes_speaker (migration 0011), whose expressions these repeat.
+SPEAKERS_SQL = (
+    "SELECT DISTINCT lower(json_extract(metadata, '$.speaker')) FROM episodes "
+    "WHERE space = :space AND json_extract(metadata, '$.speaker') IS NOT NULL "
+    "AND lower(json_extract(metadata, '$.speaker')) IN (SELECT value FROM json_each(:names))"
+)

@@ -190,3 +190,33 @@ async def test_a_long_line_keeps_its_speaker_and_a_document_its_heading(
     found = {p.episode_id: p for p in (await amem.search("herons", space="s", k=5)).passages}
     assert found[heard].speaker == "Asha"
     assert (found[book].speaker, found[book].text) == (None, "Chapter One: the herons of the marsh")
+
+
+async def test_a_place_named_in_the_query_stays_a_word_only_speakers_leave(
+    amem: AsyncMemory,
+) -> None:
+    amem.config.enable_semantic = False
+    for line in CHAT:
+        await amem.add(line, space="chat")
+    goa = await amem.add("Ravi: I'm flying to Goa next week.", space="chat")
+    await amem.add("Asha: My flight to Delhi was late.", space="chat")
+    found = await amem.search("Goa flight", space="chat", k=5)
+    # "Goa" is no speaker here: it is searched (taken out, only "flight" would be).
+    assert goa in [p.episode_id for p in found.passages]
+    # The same word as a speaker's name leaves the words and favours what they said.
+    asked = await amem.search("What does Ravi do by the lake?", space="chat", k=1)
+    assert asked.passages[0].text == "I go running by the lake at dawn."
+
+
+async def test_rebuild_splits_a_turn_as_add_did_leaving_its_speaker_out(
+    amem: AsyncMemory,
+) -> None:
+    amem.config.enable_semantic = False
+    for line in CHAT:
+        await amem.add(line, space="chat")
+    before = await amem.search("Asha", space="chat", k=10)
+    report = await amem.rebuild()
+    after = await amem.search("Asha", space="chat", k=10)
+    assert [p.text for p in after.passages] == [p.text for p in before.passages]
+    assert "Asha: Wow!" not in [p.text for p in after.passages]
+    assert report.episodes == len(CHAT) and report.resplit == 0
