@@ -6,6 +6,7 @@ from orma_proxy.store.connect import Connection, DatabaseError, open_sync
 from orma_proxy.store.database import Database
 from orma_proxy.store.episodes import (
     ROLES,
+    SPEAKERS_SQL,
     NewEpisode,
     SentenceRow,
     fetch_sentences,
@@ -45,6 +46,7 @@ __all__ = [
     "MAX_ROW_ID",
     "NEAREST_SQL",
     "ROLES",
+    "SPEAKERS_SQL",
     "VEC_TABLE",
     "Connection",
     "Database",
