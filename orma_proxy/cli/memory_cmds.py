@@ -81,8 +81,10 @@ class _Adding:
     warning: str | None = None
 
 
-def _add_note(memory: Memory, note: str, space: str, role: str) -> dict[str, Any]:
-    episode_id = memory.add(note, space=space, role=role)
+def _add_note(
+    memory: Memory, note: str, space: str, role: str, speaker: str | None
+) -> dict[str, Any]:
+    episode_id = memory.add(note, space=space, role=role, speaker=speaker)
     sentences = len(split_sentences(note, memory.config.max_sentence_chars))
     return {
         "episode_id": episode_id,
@@ -155,7 +157,13 @@ def _episodes(ids: list[int]) -> str:
 
 
 def _store_all(
-    cli: CliState, memory: Memory, queue: list[str | Path], space: str, role: str, announce: bool
+    cli: CliState,
+    memory: Memory,
+    queue: list[str | Path],
+    space: str,
+    role: str,
+    announce: bool,
+    speaker: str | None = None,
 ) -> _Adding:
     """Store each item on its own, so one unreadable file does not stop the others.
 
@@ -169,7 +177,7 @@ def _store_all(
             _add_file(cli, memory, item, space, run)
         else:
             try:
-                run.added.append(_add_note(memory, item, space, role))
+                run.added.append(_add_note(memory, item, space, role, speaker))
             except OrmaError as exc:
                 report_error(cli.err, exc)
                 run.failed.append((item, exc))
@@ -247,6 +255,15 @@ def add(
             "process or `orma reindex --pending`.",
         ),
     ] = False,
+    speaker: Annotated[
+        str | None,
+        typer.Option(
+            "--speaker",
+            help="Who said the notes (a transcript's 'Name:' is found by itself): kept as "
+            "who said it, not searched as words.",
+            metavar="NAME",
+        ),
+    ] = None,
     space: SpaceOption = DEFAULT_SPACE,
     db: DbOption = None,
     json_out: JsonOption = False,
@@ -275,7 +292,7 @@ def add(
     cli = state(ctx)
     queue = [_classify(item, as_text) for item in items]
     with open_memory(cli, db, must_exist=False, background_index=not no_wait) as memory:
-        run = _store_all(cli, memory, queue, space, role, announce=not json_out)
+        run = _store_all(cli, memory, queue, space, role, not json_out, speaker)
         if run.added and not no_wait and not run.interrupted:
             _embed_own(cli, memory, run)
         elif run.added:
@@ -342,6 +359,7 @@ def search(
                         "score": p.score,
                         "said_at": p.said_at.isoformat(),
                         "role": p.role,
+                        "speaker": p.speaker,
                         "episode_id": p.episode_id,
                         "sentence_id": p.sentence_id,
                     }
@@ -358,7 +376,8 @@ def search(
     )
     for p in result.passages:
         said = p.said_at.astimezone().strftime("%Y-%m-%d %H:%M")
-        table.add_row(f"{p.score:.4f}", said, Text(p.text))
+        text = f"{p.speaker}: {p.text}" if p.speaker else p.text
+        table.add_row(f"{p.score:.4f}", said, Text(text))
     cli.out.print(table)
 
 

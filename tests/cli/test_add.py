@@ -116,3 +116,14 @@ def test_bad_role_is_a_usage_error(orma: Orma, db: Path) -> None:
 def test_default_database_lives_in_orma_dir(orma: Orma, orma_home: Path) -> None:
     assert orma("add", "The wifi password is on the fridge.").exit_code == 0
     assert (orma_home / "memory.db").is_file()
+
+
+def test_add_speaker_option_keeps_who_said_it_out_of_the_words(orma: Orma, db: Path) -> None:
+    said = orma("add", "Ravi: I love filter coffee.", "--db", db)
+    assert said.exit_code == 0, said.stderr
+    given = orma("add", "I grow jasmine on the balcony.", "--speaker", "Meera", "--db", db)
+    assert given.exit_code == 0, given.stderr
+    coffee, jasmine = _search(orma, db, "filter coffee")[0], _search(orma, db, "jasmine")[0]
+    assert (coffee["speaker"], coffee["text"]) == ("Ravi", "I love filter coffee.")
+    assert (jasmine["speaker"], jasmine["text"]) == ("Meera", "I grow jasmine on the balcony.")
+    assert orma("add", "Never stored.", "--speaker", " ", "--db", db).exit_code == 2

@@ -30,7 +30,10 @@ def test_search_json_shape(orma: Orma, db: Path) -> None:
     assert found["space"] == "default"
     assert len(found["passages"]) == 2
     first = found["passages"][0]
-    assert set(first) == {"text", "score", "said_at", "role", "episode_id", "sentence_id"}
+    assert set(first) == {
+        "text", "score", "said_at", "role", "speaker", "episode_id", "sentence_id"
+    }  # fmt: skip
+    assert first["speaker"] is None
     assert first["text"] == NOTES[1]
     assert isinstance(first["score"], float)
     assert datetime.fromisoformat(first["said_at"]).tzinfo is not None
