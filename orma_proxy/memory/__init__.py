@@ -1,6 +1,7 @@
 """The SDK: ``AsyncMemory`` (the engine) and ``Memory`` (its synchronous wrapper)."""
 
-from orma_proxy.memory.engine import AsyncMemory, When
+from orma_proxy.memory.engine import AsyncMemory
+from orma_proxy.memory.episodes import When
 from orma_proxy.memory.files import StoredPiece
 from orma_proxy.memory.messages import (
     WEBUI_TASK_PREFIX,

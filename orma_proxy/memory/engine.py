@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
-import math
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -29,6 +27,7 @@ from orma_proxy.forget.release import release, unrelease
 from orma_proxy.forget.supersede import supersede
 from orma_proxy.forget.tombstones import add_unless_purged
 from orma_proxy.inputs import DEFAULT_SPACE, check_space, check_text
+from orma_proxy.memory.episodes import When, prepare, timestamp
 from orma_proxy.memory.files import StoredPiece, store_file
 from orma_proxy.memory.indexer import Indexer
 from orma_proxy.memory.messages import inject_block, recall_query, text_of
@@ -49,18 +48,12 @@ from orma_proxy.sleep.manual import forget_state, register_rule
 from orma_proxy.store.backup import backup
 from orma_proxy.store.connect import DatabaseError
 from orma_proxy.store.database import Database
-from orma_proxy.store.episodes import ROLES, NewEpisode, insert_episode, sentence_ranges
+from orma_proxy.store.episodes import insert_episode, sentence_ranges
 from orma_proxy.store.vector_index import VectorIndex
-from orma_proxy.text.segment import split_sentences
-from orma_proxy.text.speaker import split_said
 
-# Texts longer than this are split into sentences in a worker thread.
-_SPLIT_IN_THREAD_CHARS = 64_000
 # Sentences per embedding call of the indexer. A call cannot be interrupted, and
 # close() waits for the one in flight: a few sentences take well under a second.
 _INDEX_CHUNK = 8
-
-When = datetime | str | float | int | None
 
 
 class AsyncMemory:
@@ -208,32 +201,18 @@ class AsyncMemory:
     ) -> tuple[int, int]:
         """Commit one episode; its id and how many sentences it has."""
         db = self._opened()
-        text = check_text(text, "text")
-        space = check_space(space)
-        if role not in ROLES:
-            raise InputError(f"role must be one of {', '.join(ROLES)}, not {role!r}")
-        if source is not None:
-            source = check_text(source, "source")
         now = time.time()
-        metadata = _check_metadata(metadata)
-        # A document's first line is a heading, never a speaker.
-        split = partial(
-            split_said, text, self.config.max_sentence_chars, speaker, detect=role != "document"
-        )
-        if len(text) > _SPLIT_IN_THREAD_CHARS:
-            speaker, segments = await in_thread(split)
-        else:
-            speaker, segments = split()
-        if speaker:
-            metadata = {**metadata, "speaker": speaker}
-        episode = NewEpisode(
-            space=space,
-            role=role,
-            text=text,
-            said_at=_timestamp(at, default=now),
+        episode, segments = await prepare(
+            text,
+            space,
+            role,
+            said_at=timestamp(at, default=now),
             created_at=now,
+            max_chars=self.config.max_sentence_chars,
             source=source,
             metadata=metadata,
+            speaker=speaker,
+            detect_speaker=role != "document",
         )
         try:
             episode_id = await db.writer.submit(
@@ -297,15 +276,20 @@ class AsyncMemory:
         """
         db = self._opened()
         space, now = check_space(space), time.time()
-        episodes = []
-        for role, text, metadata in turns:
-            if role not in ROLES:
-                raise InputError(f"role must be one of {', '.join(ROLES)}, not {role!r}")
-            text = check_text(text, "text")
-            episode = NewEpisode(space, role, text, now, now, metadata=_check_metadata(metadata))
-            split = partial(split_sentences, text, self.config.max_sentence_chars)
-            segments = await in_thread(split)
-            episodes.append((episode, segments))
+        max_chars = self.config.max_sentence_chars
+        episodes = [  # a chat turn is stored as said: no "Name:" is taken for a speaker
+            await prepare(
+                text,
+                space,
+                role,
+                said_at=now,
+                created_at=now,
+                max_chars=max_chars,
+                metadata=metadata,
+                detect_speaker=False,
+            )
+            for role, text, metadata in turns
+        ]
         ids = await db.writer.submit(
             lambda conn: add_unless_purged(conn, space, heard_at, episodes)
         )
@@ -380,7 +364,7 @@ class AsyncMemory:
         db = self._opened()
         query = check_text(query, "query")
         space = check_space(space)
-        now = _timestamp(at, default=time.time())
+        now = timestamp(at, default=time.time())
         budget = min(budget_tokens or self.config.budget_tokens, self.config.budget_tokens)
         request = RecallRequest(
             query=query[: self.config.max_query_chars],
@@ -673,34 +657,3 @@ class AsyncMemory:
         """A consistent copy of the database at ``target`` while it is in use; returns its size."""
         db, timeout = self._opened(), self.config.busy_timeout_ms
         return await in_thread(lambda: backup(db.path, Path(target), busy_timeout_ms=timeout))
-
-
-def _check_metadata(metadata: object) -> dict[str, Any]:
-    """Metadata that will serialise to valid JSON (checked here, not mid-transaction)."""
-    if metadata is None:
-        return {}
-    if not isinstance(metadata, dict):
-        raise InputError(f"metadata must be a dict, not {type(metadata).__name__}")
-    try:
-        json.dumps(metadata, ensure_ascii=False, allow_nan=False).encode("utf-8")
-    except (TypeError, ValueError) as exc:  # unserialisable value, NaN, lone surrogate
-        raise InputError(f"metadata cannot be stored as JSON: {exc}") from exc
-    return metadata
-
-
-def _timestamp(at: When, *, default: float) -> float:
-    """Unix seconds from a datetime (naive = local time), ISO string or number."""
-    if at is None:
-        return default
-    if isinstance(at, int | float) and not isinstance(at, bool):
-        if not math.isfinite(at):
-            raise InputError(f"at must be a finite number of seconds, not {at!r}")
-        return float(at)
-    if isinstance(at, str):
-        try:
-            at = datetime.fromisoformat(at)
-        except ValueError as exc:
-            raise InputError(f"at must be an ISO 8601 date or time, not {at!r}") from exc
-    if not isinstance(at, datetime):
-        raise InputError(f"at must be a datetime, ISO string or Unix seconds, not {at!r}")
-    return at.timestamp()

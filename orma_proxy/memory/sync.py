@@ -21,7 +21,8 @@ from orma_proxy.errors import OrmaError
 from orma_proxy.facts import State
 from orma_proxy.forget import AuditEntry, ForgetResult
 from orma_proxy.inputs import DEFAULT_SPACE
-from orma_proxy.memory.engine import AsyncMemory, When
+from orma_proxy.memory.engine import AsyncMemory
+from orma_proxy.memory.episodes import When
 from orma_proxy.memory.files import StoredPiece
 from orma_proxy.memory.stats import Stats
 from orma_proxy.portable.rebuild import RebuildReport
