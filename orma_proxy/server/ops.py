@@ -49,13 +49,12 @@ async def health(request: Request) -> Response:
     else:
         spaces = access.spaces or ()
         counts = {space: (await memory.stats(space)).episodes for space in spaces}
-        stats = await memory.stats(spaces[0]) if spaces else await memory.stats()
         database, upstream_info = {"spaces": counts, "ok": True}, {"ok": upstream_ok}
     return JSONResponse(
         {
             "status": status,
             "database": database,
-            "embedder": {"model": stats.embedder, "dim": stats.dim},
+            "embedder": {"model": memory.embedder.model_id, "dim": memory.embedder.dim},
             "upstream": upstream_info,
         }
     )
