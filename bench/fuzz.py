@@ -32,7 +32,7 @@ from pathlib import Path
 
 import httpx
 
-from bench.proxy import child, listening_socket, wait_until_up
+from bench.processes import child, listening_socket, wait_until_up
 from bench.upstream import MARK_HEADER
 
 KEYS = {"fuzz-alice": "alice,张三", "fuzz-admin": "*"}

@@ -33,7 +33,6 @@ import json
 import os
 import platform
 import signal
-import socket
 import sys
 import tempfile
 import time
@@ -41,7 +40,6 @@ from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-import httpx
 import numpy as np
 import uvicorn
 from starlette.applications import Starlette
@@ -50,6 +48,13 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from bench import corpus
 from bench.load import SPACE, LoadResult, add_load_options, load_options_argv
+from bench.processes import (
+    STARTUP_TIMEOUT_SECONDS,
+    STOP_TIMEOUT_SECONDS,
+    child,
+    listening_socket,
+    wait_until_up,
+)
 from bench.relay import bare_relay
 from orma_proxy import AsyncMemory, OrmaConfig
 from orma_proxy.embed.base import Embedder
@@ -69,8 +74,6 @@ SETTLE_SECONDS = 0.05
 SETTLE_PATH = "/_bench/settle"
 # Nothing listens here (the discard port): sleep over the seed falls back to its rules.
 NO_UPSTREAM = "http://127.0.0.1:9/v1"
-STARTUP_TIMEOUT_SECONDS = 60.0
-STOP_TIMEOUT_SECONDS = 10.0
 # The issue's targets.
 TTFT_ALLOWANCE_MS = 3.0
 LONG_STREAM_MAX_RATIO = 1.1
@@ -233,46 +236,6 @@ def with_settle(app: Starlette) -> ASGIApp:
         await app(scope, receive, send)
 
     return wrapped
-
-
-def listening_socket() -> socket.socket:
-    """A loopback socket on a free port, bound before anyone is told the port."""
-    sock = socket.socket()
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    return sock
-
-
-@contextlib.asynccontextmanager
-async def child(*args: str, stdout: int | None = None) -> AsyncIterator[asyncio.subprocess.Process]:
-    """A ``python -m`` child process, terminated (then killed) however the block ends."""
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", *args, cwd=ROOT, stdout=stdout, stdin=asyncio.subprocess.DEVNULL
-    )
-    try:
-        yield process
-    finally:
-        if process.returncode is None:
-            process.terminate()
-            try:
-                await asyncio.wait_for(process.wait(), STOP_TIMEOUT_SECONDS)
-            except TimeoutError:
-                process.kill()
-                await process.wait()
-
-
-async def wait_until_up(url: str) -> None:
-    deadline = time.monotonic() + STARTUP_TIMEOUT_SECONDS
-    async with httpx.AsyncClient(trust_env=False) as client:
-        while True:
-            try:
-                if (await client.get(url)).status_code == httpx.codes.OK:
-                    return
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"{url} did not come up in time")
-            await asyncio.sleep(0.05)
 
 
 async def seed(config: OrmaConfig, embedder: Embedder, count: int) -> int:
