@@ -1,11 +1,22 @@
 """Turning raw text and files into sentences Orma can index and cite.
 
 Also the word lists every package must agree on: names (``names_in``), words
-that carry no meaning (``STOPWORDS``) and CJK character pairs (``cjk_grams``).
+that carry no meaning (``STOPWORDS``), CJK character pairs (``cjk_grams``), the
+plain-English kinds of fact (``groups_of``) and identifiers in any spelling
+(``find_identifiers``).
 """
 
+from orma_proxy.text.attributes import (
+    STATE_ATTRIBUTES,
+    evidence_of,
+    group_stems,
+    groups_of,
+    stem,
+    stems,
+)
 from orma_proxy.text.files import TEXT_SUFFIXES, FilePiece, check_text_file, read_pieces
 from orma_proxy.text.grams import SQL_FUNCTION, cjk_grams, query_grams
+from orma_proxy.text.identifiers import Identifier, find_identifiers, same
 from orma_proxy.text.names import NOT_NAMES, clean_name, names_in
 from orma_proxy.text.segment import Segment, split_sentences
 from orma_proxy.text.speaker import leading_speaker, split_said
@@ -14,17 +25,26 @@ from orma_proxy.text.stopwords import STOPWORDS
 __all__ = [
     "NOT_NAMES",
     "SQL_FUNCTION",
+    "STATE_ATTRIBUTES",
     "STOPWORDS",
     "TEXT_SUFFIXES",
     "FilePiece",
+    "Identifier",
     "Segment",
     "check_text_file",
     "cjk_grams",
     "clean_name",
+    "evidence_of",
+    "find_identifiers",
+    "group_stems",
+    "groups_of",
     "leading_speaker",
     "names_in",
     "query_grams",
     "read_pieces",
+    "same",
     "split_said",
     "split_sentences",
+    "stem",
+    "stems",
 ]

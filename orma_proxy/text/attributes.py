@@ -1,0 +1,137 @@
+"""What an attribute is called in plain English: "employer", "where she works", "her job".
+
+People describe a fact by its kind ("Meera's employer", "my diet", "Arjun's
+medical record"), and the line that said it uses other words ("Meera works at
+Zoho", "I'm vegetarian", "diagnosed with asthma"). Each group below is the
+general English vocabulary of one kind of personal fact; ``groups_of`` reads a
+word's groups through a light stemmer, so "works", "worked" and "working" meet
+"work". Groups also name the state attributes sleep writes for them.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+__all__ = [
+    "EVIDENCE",
+    "GROUPS",
+    "STATE_ATTRIBUTES",
+    "evidence_of",
+    "group_stems",
+    "groups_of",
+    "stem",
+    "stems",
+]
+
+_WORD = re.compile(r"[\w'-]+")
+
+
+def _table(words: dict[str, str]) -> dict[str, frozenset[str]]:
+    return {name: frozenset(line.split()) for name, line in words.items()}
+
+
+# Words that name a kind of fact: in a description they say which kind is meant.
+GROUPS = _table(
+    {
+        "work": "work job employer employ employee company office workplace hire join career "
+        "profession occupation position role salary firm",
+        "home": "home address live reside residence move relocate city town house flat "
+        "apartment hometown neighbourhood neighborhood street",
+        "diet": "diet eat food meal cuisine dish",
+        "drink": "drink beverage",
+        "health": "medical health diagnose diagnosis condition illness disease allergy allergic "
+        "medication medicine prescribe prescription doctor hospital surgery symptom therapy "
+        "injury",
+        "phone": "phone number mobile cell landline whatsapp call",
+        "email": "email e-mail mail inbox",
+        "credential": "password passcode pin key token secret credential api login",
+        "birthday": "birthday born birth birthdate",
+        "hobby": "hobby pastime practise practice weekend",
+        "likes": "like love enjoy prefer favourite favorite hate dislike fan",
+        "relationship": "married marry wife husband partner girlfriend boyfriend dating divorce",
+        "travel": "trip travel vacation holiday flight visit journey",
+        "money": "bank account card salary loan debt rent budget",
+        "name": "name called nickname",
+    }
+)
+# Values that show a line is about a kind ("I'm vegetarian" is about diet); in a
+# description they are what must be present ("does not drink coffee").
+EVIDENCE = _table(
+    {
+        "diet": "vegetarian vegan meat sugar gluten dairy keto fast snack egg",
+        "drink": "coffee tea chai latte juice beer wine alcohol soda smoothie milk water",
+        "health": "asthma diabetes diabetic cancer pregnant blood pressure fever flu migraine",
+    }
+)
+
+# The state attributes (as sleep names them) each group covers.
+STATE_ATTRIBUTES: dict[str, frozenset[str]] = {
+    "work": frozenset({"employer", "job_title"}),
+    "home": frozenset({"home_city", "hometown", "address"}),
+    "diet": frozenset({"diet", "likes", "prefers"}),
+    "drink": frozenset({"drink", "likes", "prefers"}),
+    "health": frozenset({"allergy", "condition", "medical_condition", "medication"}),
+    "phone": frozenset({"phone", "phone_number"}),
+    "email": frozenset({"email"}),
+    "birthday": frozenset({"birthday", "date_of_birth"}),
+    "hobby": frozenset({"hobby", "likes"}),
+    "name": frozenset({"name"}),
+}
+
+
+def stem(word: str) -> str:
+    """A crude English stem that both sides share: lives, lived, living -> liv."""
+    w = word.lower().strip("'-")
+    if w.endswith("'s"):
+        w = w[:-2]
+    if len(w) > 4 and w.endswith("ies"):
+        w = w[:-3] + "y"
+    elif len(w) > 5 and w.endswith("ing"):
+        w = w[:-3]
+    elif (len(w) > 4 and w.endswith("ed")) or (len(w) > 3 and w.endswith("es") and w[-3] in "sxz"):
+        w = w[:-2]
+    elif len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        w = w[:-1]
+    if len(w) > 3 and w.endswith("e"):
+        w = w[:-1]
+    if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "aeiouls":
+        w = w[:-1]  # planned -> plann -> plan
+    return w
+
+
+def stems(text: str) -> set[str]:
+    return {stem(w) for w in _WORD.findall(text)}
+
+
+@cache
+def _by_stem() -> dict[str, frozenset[str]]:
+    table: dict[str, frozenset[str]] = {}
+    for group, words in GROUPS.items():
+        for word in words:
+            table[stem(word)] = table.get(stem(word), frozenset()) | {group}
+    return table
+
+
+@cache
+def _evidence_by_stem() -> dict[str, frozenset[str]]:
+    table = dict(_by_stem())
+    for group, words in EVIDENCE.items():
+        for word in words:
+            table[stem(word)] = table.get(stem(word), frozenset()) | {group}
+    return table
+
+
+def groups_of(word: str) -> frozenset[str]:
+    """The kinds of fact ``word`` names ("works" -> work; "address" -> home)."""
+    return _by_stem().get(stem(word), frozenset())
+
+
+def evidence_of(word: str) -> frozenset[str]:
+    """The kinds ``word`` shows a line to be about: its names and values ("coffee" -> drink)."""
+    return _evidence_by_stem().get(stem(word), frozenset())
+
+
+def group_stems(groups: frozenset[str]) -> frozenset[str]:
+    """Every stem that shows a line to be about one of ``groups``."""
+    return frozenset(s for s, kinds in _evidence_by_stem().items() if kinds & groups)
