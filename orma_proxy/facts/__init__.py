@@ -10,7 +10,7 @@ and sleep build on this; it imports neither.
 from orma_proxy.facts.entities import (
     USER,
     Entity,
-    Link,
+    EntityLink,
     entity_by_id,
     entity_id,
     entity_links,
@@ -18,7 +18,7 @@ from orma_proxy.facts.entities import (
     link_event,
     link_state,
     linked_entities,
-    links_of,
+    links_of_entity,
 )
 from orma_proxy.facts.events import EVENTS, EVENTS_WITH_TIMES, Event, event_from, list_events
 from orma_proxy.facts.marks import CORRECTED, FORBID_MARK, FORGOTTEN, SUPERSEDE_MARK
@@ -54,9 +54,9 @@ __all__ = [
     "SUPERSEDE_MARK",
     "USER",
     "Entity",
+    "EntityLink",
     "Event",
     "ItemTimes",
-    "Link",
     "NewState",
     "Row",
     "Select",
@@ -75,7 +75,7 @@ __all__ = [
     "link_event",
     "link_state",
     "linked_entities",
-    "links_of",
+    "links_of_entity",
     "list_events",
     "list_facts",
     "predecessors",

@@ -19,7 +19,7 @@ from orma_proxy.text.names import names_in
 __all__ = [
     "USER",
     "Entity",
-    "Link",
+    "EntityLink",
     "entity_by_id",
     "entity_id",
     "entity_links",
@@ -27,7 +27,7 @@ __all__ = [
     "link_event",
     "link_state",
     "linked_entities",
-    "links_of",
+    "links_of_entity",
 ]
 
 # The entity every first-person fact is about.
@@ -104,7 +104,7 @@ class Entity:
 
 
 @dataclass(frozen=True)
-class Link:
+class EntityLink:
     """Entity ``entity_id`` is linked to the state or event ``target_id`` (``kind``)."""
 
     entity_id: int
@@ -112,7 +112,7 @@ class Link:
     target_id: int
 
 
-# Every field of Entity, of entities ``e``; of Link, of entity_links ``l``.
+# Every field of Entity, of entities ``e``; of EntityLink, of entity_links ``l``.
 _ENTITY = {"id": "e.id", "name": "e.name", "kind": "e.kind", "created_at": "e.created_at"}
 _LINK = {"entity_id": "l.entity_id", "kind": "l.kind", "target_id": "l.target_id"}
 _ENTITIES = Select.of(_ENTITY, "FROM entities e ")
@@ -126,8 +126,8 @@ def _entity_from(r: Row) -> Entity:
     return Entity(int(r["id"]), str(r["name"]), str(r["kind"]), float(r["created_at"]))
 
 
-def _link_from(r: Row) -> Link:
-    return Link(int(r["entity_id"]), str(r["kind"]), int(r["target_id"]))
+def _link_from(r: Row) -> EntityLink:
+    return EntityLink(int(r["entity_id"]), str(r["kind"]), int(r["target_id"]))
 
 
 async def entity_names(conn: aiosqlite.Connection, space: str) -> dict[int, str]:
@@ -156,7 +156,7 @@ async def linked_entities(
     return [_entity_from(r) for r in _ENTITIES_LINKED.all_named(rows)]
 
 
-async def entity_links(conn: aiosqlite.Connection, space: str) -> list[Link]:
+async def entity_links(conn: aiosqlite.Connection, space: str) -> list[EntityLink]:
     """Every link of ``space``: the edges of its graph."""
     rows = await conn.execute_fetchall(
         _SPACE_LINKS.sql + "WHERE e.space = ? AND l.space = ?", (space, space)
@@ -164,7 +164,7 @@ async def entity_links(conn: aiosqlite.Connection, space: str) -> list[Link]:
     return [_link_from(r) for r in _SPACE_LINKS.all_named(rows)]
 
 
-async def links_of(conn: aiosqlite.Connection, space: str, entity: int) -> list[Link]:
+async def links_of_entity(conn: aiosqlite.Connection, space: str, entity: int) -> list[EntityLink]:
     """The links of entity ``entity`` in ``space``: states before events, newest first."""
     rows = await conn.execute_fetchall(
         _LINKS.sql + "WHERE l.entity_id = ? AND l.space = ? ORDER BY l.kind DESC, l.target_id DESC",

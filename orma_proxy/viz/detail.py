@@ -19,7 +19,7 @@ from orma_proxy.facts import (
     State,
     entity_by_id,
     linked_entities,
-    links_of,
+    links_of_entity,
     predecessors,
     state_by_id,
 )
@@ -186,7 +186,7 @@ async def entity_detail(
     entity = await entity_by_id(conn, space, number)
     if entity is None:
         return None
-    links = await links_of(conn, space, number)
+    links = await links_of_entity(conn, space, number)
     listed: list[dict[str, Any]] = []
     for link in links:
         if len(listed) >= _MAX_LISTED:
