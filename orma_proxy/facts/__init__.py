@@ -3,14 +3,27 @@
 What a state and an event are, the SQL that reads them (by column name), what
 makes a state a rule, and the writes of the state graph (entities, links,
 closing a state) that sleep, forgetting, ``orma rebuild`` and the viz page
-share. Recall and sleep build on this; it imports neither.
+share, with the reads the viz page draws from (links, sizes, times). Recall
+and sleep build on this; it imports neither.
 """
 
-from orma_proxy.facts.entities import USER, entity_id, link_event, link_state
+from orma_proxy.facts.entities import (
+    USER,
+    Entity,
+    EntityLink,
+    entity_by_id,
+    entity_id,
+    entity_links,
+    entity_names,
+    link_event,
+    link_state,
+    linked_entities,
+    links_of_entity,
+)
 from orma_proxy.facts.events import EVENTS, EVENTS_WITH_TIMES, Event, event_from, list_events
 from orma_proxy.facts.marks import CORRECTED, FORBID_MARK, FORGOTTEN, SUPERSEDE_MARK
 from orma_proxy.facts.rules import FORBIDDEN_PREFIX, RULE_SQL, is_rule
-from orma_proxy.facts.select import Row, Select
+from orma_proxy.facts.spaces import SpaceSize, graph_version, space_sizes
 from orma_proxy.facts.states import (
     ANY_STATES,
     STATES,
@@ -20,9 +33,12 @@ from orma_proxy.facts.states import (
     close_state,
     insert_state,
     list_facts,
+    predecessors,
     state_by_id,
     state_from,
 )
+from orma_proxy.facts.times import ItemTimes, item_times
+from orma_proxy.store.select import Row, Select
 
 __all__ = [
     "ANY_STATES",
@@ -37,20 +53,33 @@ __all__ = [
     "STATES_WITH_TIMES",
     "SUPERSEDE_MARK",
     "USER",
+    "Entity",
+    "EntityLink",
     "Event",
+    "ItemTimes",
     "NewState",
     "Row",
     "Select",
+    "SpaceSize",
     "State",
     "close_state",
+    "entity_by_id",
     "entity_id",
+    "entity_links",
+    "entity_names",
     "event_from",
+    "graph_version",
     "insert_state",
     "is_rule",
+    "item_times",
     "link_event",
     "link_state",
+    "linked_entities",
+    "links_of_entity",
     "list_events",
     "list_facts",
+    "predecessors",
+    "space_sizes",
     "state_by_id",
     "state_from",
 ]

@@ -3,18 +3,32 @@
 Every state is linked to its holder and every event to the people it
 involves, and both to the names they mention ("Dr. Rao", "Kothrud"). Sleep
 writes the links as it applies a batch, a correction as it replaces a state,
-``orma rebuild`` when it rebuilds them all.
+``orma rebuild`` when it rebuilds them all; the viz page reads them here.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 import aiosqlite
 
+from orma_proxy.store.select import Row, Select
 from orma_proxy.text.names import names_in
 
-__all__ = ["USER", "entity_id", "link_event", "link_state"]
+__all__ = [
+    "USER",
+    "Entity",
+    "EntityLink",
+    "entity_by_id",
+    "entity_id",
+    "entity_links",
+    "entity_names",
+    "link_event",
+    "link_state",
+    "linked_entities",
+    "links_of_entity",
+]
 
 # The entity every first-person fact is about.
 USER = "user"
@@ -77,3 +91,83 @@ async def link_event(
             conn, space, await entity_id(conn, space, person, "person", now), "event", event_id
         )
     await _link_names(conn, space, what, "event", event_id, now)
+
+
+@dataclass(frozen=True)
+class Entity:
+    """A person, place or thing of a space (``kind``: user, person or thing)."""
+
+    id: int
+    name: str
+    kind: str
+    created_at: float
+
+
+@dataclass(frozen=True)
+class EntityLink:
+    """Entity ``entity_id`` is linked to the state or event ``target_id`` (``kind``)."""
+
+    entity_id: int
+    kind: str
+    target_id: int
+
+
+# Every field of Entity, of entities ``e``; of EntityLink, of entity_links ``l``.
+_ENTITY = {"id": "e.id", "name": "e.name", "kind": "e.kind", "created_at": "e.created_at"}
+_LINK = {"entity_id": "l.entity_id", "kind": "l.kind", "target_id": "l.target_id"}
+_ENTITIES = Select.of(_ENTITY, "FROM entities e ")
+_NAMES = Select.of({"id": "e.id", "name": "e.name"}, "FROM entities e ")
+_ENTITIES_LINKED = Select.of(_ENTITY, "FROM entity_links l JOIN entities e ON e.id = l.entity_id ")
+_LINKS = Select.of(_LINK, "FROM entity_links l ")
+_SPACE_LINKS = Select.of(_LINK, "FROM entities e JOIN entity_links l ON l.entity_id = e.id ")
+
+
+def _entity_from(r: Row) -> Entity:
+    return Entity(int(r["id"]), str(r["name"]), str(r["kind"]), float(r["created_at"]))
+
+
+def _link_from(r: Row) -> EntityLink:
+    return EntityLink(int(r["entity_id"]), str(r["kind"]), int(r["target_id"]))
+
+
+async def entity_names(conn: aiosqlite.Connection, space: str) -> dict[int, str]:
+    """The name of every entity of ``space``, by id."""
+    rows = await conn.execute_fetchall(_NAMES.sql + "WHERE e.space = ?", (space,))
+    return {int(r["id"]): str(r["name"]) for r in _NAMES.all_named(rows)}
+
+
+async def entity_by_id(conn: aiosqlite.Connection, space: str, number: int) -> Entity | None:
+    """Entity ``number`` if it belongs to ``space``."""
+    rows = await conn.execute_fetchall(
+        _ENTITIES.sql + "WHERE e.space = ? AND e.id = ?", (space, number)
+    )
+    return next((_entity_from(r) for r in _ENTITIES.all_named(rows)), None)
+
+
+async def linked_entities(
+    conn: aiosqlite.Connection, space: str, kind: str, target: int
+) -> list[Entity]:
+    """The entities the state or event ``target`` (``kind``) is linked to, by name."""
+    rows = await conn.execute_fetchall(
+        _ENTITIES_LINKED.sql + "WHERE l.kind = ? AND l.target_id = ? AND l.space = ? "
+        "ORDER BY e.name",
+        (kind, target, space),
+    )
+    return [_entity_from(r) for r in _ENTITIES_LINKED.all_named(rows)]
+
+
+async def entity_links(conn: aiosqlite.Connection, space: str) -> list[EntityLink]:
+    """Every link of ``space``: the edges of its graph."""
+    rows = await conn.execute_fetchall(
+        _SPACE_LINKS.sql + "WHERE e.space = ? AND l.space = ?", (space, space)
+    )
+    return [_link_from(r) for r in _SPACE_LINKS.all_named(rows)]
+
+
+async def links_of_entity(conn: aiosqlite.Connection, space: str, entity: int) -> list[EntityLink]:
+    """The links of entity ``entity`` in ``space``: states before events, newest first."""
+    rows = await conn.execute_fetchall(
+        _LINKS.sql + "WHERE l.entity_id = ? AND l.space = ? ORDER BY l.kind DESC, l.target_id DESC",
+        (entity, space),
+    )
+    return [_link_from(r) for r in _LINKS.all_named(rows)]

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import aiosqlite
 
-from orma_proxy.facts.select import Row, Select
+from orma_proxy.store.select import Row, Select
 
 __all__ = ["EVENTS", "EVENTS_WITH_TIMES", "Event", "event_from", "list_events"]
 

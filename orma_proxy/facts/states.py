@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 
 import aiosqlite
 
-from orma_proxy.facts.select import Row, Select
+from orma_proxy.store.select import Row, Select
 
 __all__ = [
     "ANY_STATES",
@@ -23,6 +23,7 @@ __all__ = [
     "close_state",
     "insert_state",
     "list_facts",
+    "predecessors",
     "state_by_id",
     "state_from",
 ]
@@ -148,6 +149,24 @@ async def state_by_id(
     sql = select.sql + "WHERE s.space = ? AND s.id = ?"
     rows = select.all_named(await conn.execute_fetchall(sql, (space, state_id)))
     return state_from(rows[0]) if rows else None
+
+
+async def predecessors(
+    conn: aiosqlite.Connection, space: str, state_id: int, *, max_depth: int
+) -> list[State]:
+    """What state ``state_id`` replaced, directly or through others, oldest first.
+
+    Walks ``superseded_by`` back at most ``max_depth`` steps; released states are left out.
+    """
+    rows = await conn.execute_fetchall(
+        "WITH RECURSIVE back (id, depth) AS (SELECT id, 1 FROM states "
+        "WHERE space = ? AND superseded_by = ? UNION ALL SELECT s.id, b.depth + 1 FROM states s "
+        "JOIN back b ON s.superseded_by = b.id WHERE b.depth < ?) "
+        + STATES.sql
+        + "JOIN back b ON b.id = s.id WHERE s.space = ? ORDER BY b.depth DESC, s.id",
+        (space, state_id, max_depth, space),
+    )
+    return [state_from(r) for r in STATES.all_named(rows)]
 
 
 @dataclass(frozen=True)

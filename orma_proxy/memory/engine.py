@@ -1,43 +1,31 @@
-"""``AsyncMemory``: the asyncio engine behind the SDK, the CLI and the proxy."""
+"""``AsyncMemory``: the asyncio engine behind the SDK, the CLI and the proxy.
+
+Writing, reading, sleep and the states set by hand live here; opening and
+closing (``lifecycle.py``), forgetting on request (``forgetting.py``) and
+portability (``portability.py``) are the bases it is built from.
+"""
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
-from functools import cached_property, lru_cache, partial
+from functools import cached_property, lru_cache
 from pathlib import Path
-from types import TracebackType
-from typing import Any, Self, TextIO
+from typing import Any
 
 import httpx
-import numpy as np
 
-from orma_proxy.config import OrmaConfig
-from orma_proxy.embed.base import Embedder, Vectors, fit
-from orma_proxy.embed.models import load_embedder
-from orma_proxy.errors import ConfigError, InputError, OrmaError, StoreError
+from orma_proxy.errors import InputError, OrmaError, StoreError
 from orma_proxy.facts import FORBID_MARK, State, list_facts, state_by_id
-from orma_proxy.forget import AuditEntry, ForgetResult
-from orma_proxy.forget.audit import read_audit
-from orma_proxy.forget.purge import purge
-from orma_proxy.forget.release import release, unrelease
-from orma_proxy.forget.supersede import supersede
 from orma_proxy.forget.tombstones import add_unless_purged
 from orma_proxy.inputs import DEFAULT_SPACE, check_space, check_text
 from orma_proxy.memory.episodes import When, prepare, timestamp
 from orma_proxy.memory.files import StoredPiece, store_file
-from orma_proxy.memory.indexer import Indexer
+from orma_proxy.memory.forgetting import Forgetting
 from orma_proxy.memory.messages import inject_block, recall_query, text_of
-from orma_proxy.memory.priority import lower_thread_priority
+from orma_proxy.memory.portability import Portability
 from orma_proxy.memory.stats import Stats, collect_stats
-from orma_proxy.offload import in_thread
-from orma_proxy.portable.export import export_to
-from orma_proxy.portable.load import import_records, read_export
-from orma_proxy.portable.rebuild import RebuildReport, rebuild
-from orma_proxy.recall.access import AccessLog
 from orma_proxy.recall.pack import MemoryBlock, TokenCounter, estimate_tokens
 from orma_proxy.recall.pipeline import RecallRequest, recall_block
 from orma_proxy.recall.search import SearchResult, hybrid_search
@@ -45,121 +33,16 @@ from orma_proxy.recall.states import matching_states
 from orma_proxy.recall.tokens import load_token_counter
 from orma_proxy.sleep import Sleeper, SleepReport, UpstreamGate
 from orma_proxy.sleep.manual import forget_state, register_rule
-from orma_proxy.store.backup import backup
 from orma_proxy.store.connect import DatabaseError
-from orma_proxy.store.database import Database
 from orma_proxy.store.episodes import insert_episode, sentence_ranges
-from orma_proxy.store.vector_index import VectorIndex
-
-# Sentences per embedding call of the indexer. A call cannot be interrupted, and
-# close() waits for the one in flight: a few sentences take well under a second.
-_INDEX_CHUNK = 8
 
 
-class AsyncMemory:
+class AsyncMemory(Forgetting, Portability):
     """Long-term memory on one SQLite file.
 
     Use ``async with AsyncMemory(...) as mem`` (or ``await mem.open()`` and
     ``await mem.close()``). Every space is isolated from every other.
     """
-
-    def __init__(
-        self,
-        path: str | Path | None = None,
-        upstream: str | None = None,
-        model: str | None = None,
-        config: OrmaConfig | None = None,
-        embedder: Embedder | None = None,
-    ) -> None:
-        updates: dict[str, Any] = {}
-        if path is not None:
-            updates["db_path"] = Path(path)
-        if upstream is not None:
-            updates["upstream"] = upstream
-        if model is not None:
-            updates["model"] = model
-        self.config = (config or OrmaConfig.load()).model_copy(update=updates)
-        if embedder is not None and not isinstance(embedder, Embedder):
-            raise ConfigError(
-                "embedder must have model_id, dim and embed(list[str]) -> (n, dim) float32"
-            )
-        self._given_embedder = embedder
-        self._db: Database | None = None
-        self._indexer: Indexer | None = None
-        self._query_pool: ThreadPoolExecutor | None = None
-        self._index_pool: ThreadPoolExecutor | None = None
-        self._access: AccessLog | None = None
-        self._recall_slots: asyncio.Semaphore | None = None
-
-    # --- lifecycle -------------------------------------------------------------
-
-    async def open(self, *, reindex: bool = False) -> Self:
-        """Open the database (creating it if needed) and start the vector indexer.
-
-        ``reindex=True`` accepts an embedding model other than the one the file was
-        built with, drops the old vectors and re-embeds every sentence.
-        """
-        if self._db is not None:
-            return self
-        self._db = await Database.open(self.config, self._make_embedder, rebind=reindex)
-        self._query_pool = ThreadPoolExecutor(1, thread_name_prefix="orma-embed-query")
-        self._index_pool = ThreadPoolExecutor(
-            1,
-            thread_name_prefix="orma-embed-index",
-            initializer=lower_thread_priority,
-            initargs=(self.config.index_nice,),
-        )
-        self._indexer = Indexer(
-            self._db.reader,
-            self._db.writer,
-            self._embed_batch,
-            self.config,
-            background=self.config.index_in_background,
-        )
-        self._indexer.start()
-        self._access = AccessLog(self._db.writer, self.config)
-        self._recall_slots = asyncio.Semaphore(self.config.recall_concurrency)
-        return self
-
-    async def close(self) -> None:
-        """Stop background work and close the file. Pending vectors resume next time."""
-        if self._access is not None:
-            await self._access.close()
-            self._access = None
-        if self._indexer is not None:
-            await self._indexer.close()
-            self._indexer = None
-        if self._db is not None:
-            await self._db.close()
-            self._db = None
-        for pool in (self._query_pool, self._index_pool):
-            if pool is not None:
-                pool.shutdown(wait=True)
-        self._query_pool = self._index_pool = None
-
-    async def __aenter__(self) -> Self:
-        return await self.open()
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.close()
-
-    @property
-    def embedder(self) -> Embedder:
-        return self._opened().embedder
-
-    @property
-    def path(self) -> Path:
-        return self.config.resolved_db_path()
-
-    @property
-    def vector_index(self) -> VectorIndex:
-        """The in-memory k-NN of the spaces this process searches often."""
-        return self._opened().vectors
 
     # --- writing -----------------------------------------------------------------
 
@@ -220,8 +103,7 @@ class AsyncMemory:
             )
         except DatabaseError as exc:  # a full disk, an I/O error: rolled back, nothing stored
             raise StoreError(f"not stored: {exc}") from exc
-        assert self._indexer is not None
-        self._indexer.notify()
+        self._index_new()
         return episode_id, len(segments)
 
     async def add_file(
@@ -293,20 +175,8 @@ class AsyncMemory:
         ids = await db.writer.submit(
             lambda conn: add_unless_purged(conn, space, heard_at, episodes)
         )
-        assert self._indexer is not None
-        self._indexer.notify()
+        self._index_new()
         return ids
-
-    async def flush(self) -> None:
-        """Wait until every stored sentence is searchable by vector, and recall's log is written.
-
-        Spaces being loaded into the in-memory vector index are waited for too.
-        """
-        db = self._opened()
-        assert self._indexer is not None and self._access is not None
-        await self._indexer.flush()
-        await self._access.flush()
-        await db.vectors.settle()
 
     async def embed_episodes(
         self, episode_ids: Iterable[int], *, on_embedded: Callable[[int], None] | None = None
@@ -450,37 +320,6 @@ class AsyncMemory:
         db = self._opened()
         return await collect_stats(db.reader, db.path, space, db.embedder.model_id, db.embedder.dim)
 
-    # --- internals -------------------------------------------------------------------
-
-    def _opened(self) -> Database:
-        if self._db is None:
-            raise OrmaError(
-                "memory is not open: use `async with AsyncMemory() as mem` or `await mem.open()`"
-            )
-        return self._db
-
-    def _make_embedder(self, recorded_model: str | None) -> Embedder:
-        if self._given_embedder is not None:
-            return self._given_embedder
-        return load_embedder(self.config, recorded_model)
-
-    async def embed_query(self, query: str) -> Vectors:
-        """The query vector recall and search use, embedded on the query thread."""
-        embedder = self.embedder
-        vectors = await in_thread(lambda: embedder.embed([query]), pool=self._query_pool)
-        query_vector: Vectors = fit(vectors, 1, embedder.dim, embedder.model_id)[0]
-        return query_vector
-
-    async def _embed_batch(self, texts: list[str]) -> Vectors:
-        """Vectors for the indexer, a few texts per call: close() waits for one call only."""
-        embedder = self.embedder
-        parts = []
-        for start in range(0, len(texts), _INDEX_CHUNK):
-            chunk = texts[start : start + _INDEX_CHUNK]
-            vectors = await in_thread(partial(embedder.embed, chunk), pool=self._index_pool)
-            parts.append(fit(vectors, len(chunk), embedder.dim, embedder.model_id))
-        return np.concatenate(parts)
-
     # --- sleep: consolidation into states and events -----------------------------------
 
     def sleeper(
@@ -546,114 +385,3 @@ class AsyncMemory:
         if found is None:  # removed in between, e.g. by a redo in another process
             raise OrmaError(f"state #{state_id} of space {space!r} is gone")
         return found
-
-    # --- forgetting on request and portability (orma_proxy/forget, orma_proxy/portable) --
-
-    async def supersede(
-        self, old: str | int, new: str, space: str = DEFAULT_SPACE, *, dry_run: bool = False
-    ) -> ForgetResult:
-        """Correct a fact: what says ``old`` (a text, or a state id) gives way to ``new``.
-
-        ``new`` is stored as a note. Recall never shows the old lines again nor
-        returns the old value as current; ``facts(include_history=True)`` keeps it.
-        """
-        db = self._opened()
-        if not isinstance(old, int) or isinstance(old, bool):
-            old = check_text(old, "old").strip()
-        new, space = check_text(new, "new"), check_space(space)
-        result = await supersede(db, old, new, space, self.config, dry_run=dry_run)
-        assert self._indexer is not None
-        self._indexer.notify()
-        return result
-
-    async def release(
-        self,
-        query: str,
-        space: str = DEFAULT_SPACE,
-        *,
-        threshold: float | None = None,
-        max_items: int | None = None,
-        dry_run: bool = False,
-    ) -> ForgetResult:
-        """Stop recalling a topic: what is near ``query`` in meaning or holds all its words.
-
-        Nothing is deleted; ``unrelease(result.release_id)`` brings it all back.
-        """
-        db = self._opened()
-        query, space = check_text(query, "query"), check_space(space)
-        threshold = self.config.release_threshold if threshold is None else threshold
-        max_items = self.config.release_max_items if max_items is None else max_items
-        if not -1.0 <= threshold <= 1.0 or max_items < 1:
-            raise InputError("threshold must lie in [-1, 1] and max_items be at least 1")
-        await self.flush()  # a sentence without its vector could not be judged by meaning
-        vector = await self.embed_query(query[: self.config.max_query_chars])
-        return await release(
-            db, query, vector, space, threshold=threshold, max_items=max_items, dry_run=dry_run
-        )
-
-    async def unrelease(self, release_id: int, space: str = DEFAULT_SPACE) -> ForgetResult:
-        """Undo release ``release_id``: its passages, states and events are recalled again."""
-        if isinstance(release_id, bool) or not isinstance(release_id, int):
-            raise InputError(f"release_id must be an integer, not {release_id!r}")
-        return await unrelease(self._opened(), release_id, check_space(space))
-
-    async def purge(
-        self,
-        query_or_ids: str | Iterable[int],
-        space: str = DEFAULT_SPACE,
-        *,
-        dry_run: bool = False,
-    ) -> ForgetResult:
-        """Erase the episodes containing a text (or with these ids), down to the file's bytes.
-
-        Their sentences, index entries, vectors and every state and event drawn
-        from them go too. Irreversible; audited by ids and counts, never the text.
-        """
-        db = self._opened()
-        target: str | list[int]
-        if isinstance(query_or_ids, str):
-            target = check_text(query_or_ids, "query")
-        else:
-            target = list(query_or_ids)
-            if not target or any(isinstance(i, bool) or not isinstance(i, int) for i in target):
-                raise InputError("purge takes a text or a non-empty list of episode ids")
-        assert self._access is not None
-        await self._access.flush()  # no queued access row may name a purged item afterwards
-        return await purge(db, target, check_space(space), self.config, dry_run=dry_run)
-
-    async def audit(self, space: str | None = None, limit: int | None = None) -> list[AuditEntry]:
-        """Audited supersedes, releases, unreleases and purges, newest first."""
-        space = None if space is None else check_space(space)
-        return await read_audit(self._opened().reader, space, limit)
-
-    async def export_jsonl(
-        self, target: str | Path | TextIO, space: str | None = None
-    ) -> dict[str, int]:
-        """Write the ``orma-export`` JSON Lines of one space (or all); returns record counts."""
-        db = self._opened()
-        space = None if space is None else check_space(space)
-        out = Path(target) if isinstance(target, str | Path) else target
-        timeout = self.config.busy_timeout_ms
-        return await in_thread(lambda: export_to(db.path, out, space, busy_timeout_ms=timeout))
-
-    async def import_jsonl(self, source: str | Path | TextIO) -> int:
-        """Load an ``orma-export`` file into this (empty) memory; returns the records written."""
-        db = self._opened()
-        given = Path(source) if isinstance(source, str | Path) else source
-        records = await in_thread(lambda: read_export(given))
-        count = await db.writer.execute_write_fn(lambda conn: import_records(conn, records))
-        assert self._indexer is not None
-        self._indexer.notify()
-        return count
-
-    async def rebuild(self) -> RebuildReport:
-        """Re-derive sentences, FTS, vectors and the entity graph from the episodes."""
-        report = await rebuild(self._opened(), self.config)
-        assert self._indexer is not None
-        self._indexer.notify()
-        return report
-
-    async def backup(self, target: str | Path) -> int:
-        """A consistent copy of the database at ``target`` while it is in use; returns its size."""
-        db, timeout = self._opened(), self.config.busy_timeout_ms
-        return await in_thread(lambda: backup(db.path, Path(target), busy_timeout_ms=timeout))

@@ -1,6 +1,7 @@
 """SQLite storage: connections, migrations, the single writer, episodes and vectors."""
 
 from orma_proxy.store.backup import backup
+from orma_proxy.store.batches import SleepBatch, last_batch
 from orma_proxy.store.compact import compact
 from orma_proxy.store.connect import Connection, DatabaseError, open_sync
 from orma_proxy.store.database import Database
@@ -8,15 +9,19 @@ from orma_proxy.store.episodes import (
     ROLES,
     SPEAKERS_SQL,
     NewEpisode,
+    RecentEpisode,
     SentenceRow,
+    cited_sentence,
     fetch_sentences,
     insert_episode,
+    recent_episodes,
     sentence_ranges,
     space_tag,
 )
 from orma_proxy.store.erase import Erasure, erase_episodes
 from orma_proxy.store.jobs import as_sync, connection_of
 from orma_proxy.store.noise import refresh_floor
+from orma_proxy.store.select import Row, Select
 from orma_proxy.store.sentences import (
     NewSentence,
     delete_sentences,
@@ -55,11 +60,16 @@ __all__ = [
     "NewEpisode",
     "NewSentence",
     "Reader",
+    "RecentEpisode",
+    "Row",
+    "Select",
     "SentenceRow",
+    "SleepBatch",
     "VectorIndex",
     "Writer",
     "as_sync",
     "backup",
+    "cited_sentence",
     "compact",
     "connection_of",
     "delete_sentences",
@@ -68,6 +78,7 @@ __all__ = [
     "fetch_sentences",
     "insert_episode",
     "insert_sentences",
+    "last_batch",
     "move_citations",
     "nearest_params",
     "open_async",
@@ -75,6 +86,7 @@ __all__ = [
     "optimize_sentence_indexes",
     "pending_between",
     "pending_sentences",
+    "recent_episodes",
     "refresh_floor",
     "refusal",
     "reindex_sentences",

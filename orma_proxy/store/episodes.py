@@ -15,6 +15,7 @@ from typing import Any
 import aiosqlite
 
 from orma_proxy.store.jobs import connection_of
+from orma_proxy.store.select import Select
 from orma_proxy.store.sentences import NewSentence, insert_sentences
 from orma_proxy.text.segment import Segment
 
@@ -127,6 +128,63 @@ async def fetch_sentences(
     return {
         int(r[0]): SentenceRow(int(r[0]), int(r[1]), r[2], r[3], r[4], float(r[5])) for r in rows
     }
+
+
+# A sentence ``s`` and the episode ``e`` it belongs to, by SentenceRow's fields.
+_SENTENCE = Select.of(
+    {
+        "sentence_id": "s.id",
+        "episode_id": "s.episode_id",
+        "space": "s.space",
+        "role": "e.role",
+        "text": "s.text",
+        "said_at": "e.said_at",
+    },
+    "FROM sentences s JOIN episodes e ON e.id = s.episode_id ",
+)
+
+
+async def cited_sentence(
+    conn: aiosqlite.Connection, space: str, sentence_id: int
+) -> SentenceRow | None:
+    """Sentence ``sentence_id`` of ``space`` whatever became of it: the line a fact cites.
+
+    Unlike ``fetch_sentences``, a released or corrected line is still shown, since
+    the state or event that cites it is shown too.
+    """
+    rows = await conn.execute_fetchall(
+        _SENTENCE.sql + "WHERE s.id = ? AND s.space = ?", (sentence_id, space)
+    )
+    found = _SENTENCE.all_named(rows)
+    return SentenceRow(**found[0]) if found else None
+
+
+@dataclass(frozen=True)
+class RecentEpisode:
+    """An episode as a list of the latest ones shows it."""
+
+    id: int
+    role: str
+    text: str
+    said_at: float
+
+
+_RECENT = Select.of(
+    {"id": "id", "role": "role", "text": "text", "said_at": "said_at"}, "FROM episodes "
+)
+
+
+async def recent_episodes(
+    conn: aiosqlite.Connection, space: str, limit: int
+) -> list[RecentEpisode]:
+    """The newest ``limit`` episodes of ``space``, newest first."""
+    rows = await conn.execute_fetchall(
+        _RECENT.sql + "WHERE space = ? ORDER BY id DESC LIMIT ?", (space, limit)
+    )
+    return [
+        RecentEpisode(int(r["id"]), str(r["role"]), str(r["text"]), float(r["said_at"]))
+        for r in _RECENT.all_named(rows)
+    ]
 
 
 # Which of a query's names (lower-cased, a JSON list) speak in the space: a seek on

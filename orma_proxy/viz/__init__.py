@@ -1,8 +1,9 @@
 """What the viz page shows, read from the store: the graph, a node, a recall preview, the feed.
 
 Each module answers one of the page's JSON endpoints (``orma_proxy/server/viz.py``)
-with plain dicts. They only read, through the public recall, sleep and store
-functions, so the page shows exactly what recall and sleep see.
+with plain dicts. They only read, through the public facts, recall, sleep and
+store functions (which hold the SQL), so the page shows exactly what recall and
+sleep see.
 """
 
 from orma_proxy.viz.detail import NODE_KINDS, node_detail, parse_node_id, state_detail

@@ -14,11 +14,19 @@ from typing import Any
 import aiosqlite
 
 from orma_proxy.config import OrmaConfig
-from orma_proxy.facts import Event, State, state_by_id
+from orma_proxy.facts import (
+    Event,
+    State,
+    entity_by_id,
+    linked_entities,
+    links_of_entity,
+    predecessors,
+    state_by_id,
+)
 from orma_proxy.recall.access import ItemKey
 from orma_proxy.recall.candidates import load_items
 from orma_proxy.recall.temporal import History
-from orma_proxy.store import MAX_ROW_ID
+from orma_proxy.store import MAX_ROW_ID, cited_sentence
 from orma_proxy.viz.graph import item_histories, node_id, signals, state_kind, state_label
 
 # Longest replacement chain shown (chains are acyclic; this only bounds the work).
@@ -50,21 +58,14 @@ def parse_node_id(text: str) -> tuple[str, int] | None:
 
 async def citation(conn: aiosqlite.Connection, space: str, sentence_id: int) -> dict[str, Any]:
     """``[s14]``, the sentence's text, who said it and when."""
-    rows = list(
-        await conn.execute_fetchall(
-            "SELECT s.text, s.episode_id, e.role, e.said_at FROM sentences s "
-            "JOIN episodes e ON e.id = s.episode_id WHERE s.id = ? AND s.space = ?",
-            (sentence_id, space),
-        )
-    )
-    found = rows[0] if rows else None
+    found = await cited_sentence(conn, space, sentence_id)
     return {
         "label": f"[s{sentence_id}]",
         "sentence_id": sentence_id,
-        "text": None if found is None else str(found[0]),
-        "episode_id": None if found is None else int(found[1]),
-        "role": None if found is None else str(found[2]),
-        "said_at": None if found is None else iso(float(found[3])),
+        "text": None if found is None else found.text,
+        "episode_id": None if found is None else found.episode_id,
+        "role": None if found is None else found.role,
+        "said_at": None if found is None else iso(found.said_at),
     }
 
 
@@ -88,13 +89,9 @@ def _alive(history: History | None, now: float, config: OrmaConfig) -> dict[str,
 async def _entities_of(
     conn: aiosqlite.Connection, space: str, kind: str, item: int
 ) -> list[dict[str, Any]]:
-    rows = await conn.execute_fetchall(
-        "SELECT e.id, e.name, e.kind FROM entity_links l JOIN entities e ON e.id = l.entity_id "
-        "WHERE l.kind = ? AND l.target_id = ? AND l.space = ? ORDER BY e.name",
-        (kind, item, space),
-    )
     return [
-        {"id": node_id("entity", int(r[0])), "label": str(r[1]), "kind": "entity"} for r in rows
+        {"id": node_id("entity", e.id), "label": e.name, "kind": "entity"}
+        for e in await linked_entities(conn, space, kind, item)
     ]
 
 
@@ -112,14 +109,7 @@ def _brief(state: State) -> dict[str, Any]:
 
 async def _chain(conn: aiosqlite.Connection, space: str, state: State) -> dict[str, Any]:
     """What ``state`` replaced (oldest first) and what replaced it (in order)."""
-    rows = await conn.execute_fetchall(
-        "WITH RECURSIVE back (id, depth) AS (SELECT id, 1 FROM states "
-        "WHERE space = ? AND superseded_by = ? UNION ALL SELECT s.id, b.depth + 1 FROM states s "
-        "JOIN back b ON s.superseded_by = b.id WHERE b.depth < ?) "
-        "SELECT id FROM back ORDER BY depth DESC, id",
-        (space, state.id, _MAX_CHAIN),
-    )
-    replaced = [s for r in rows if (s := await state_by_id(conn, space, int(r[0]))) is not None]
+    replaced = await predecessors(conn, space, state.id, max_depth=_MAX_CHAIN)
     after: list[State] = []
     following = state.superseded_by
     while following is not None and len(after) < _MAX_CHAIN:
@@ -193,41 +183,29 @@ async def event_detail(
 async def entity_detail(
     conn: aiosqlite.Connection, space: str, number: int
 ) -> dict[str, Any] | None:
-    rows = list(
-        await conn.execute_fetchall(
-            "SELECT name, kind, created_at FROM entities WHERE space = ? AND id = ?",
-            (space, number),
-        )
-    )
-    if not rows:
+    entity = await entity_by_id(conn, space, number)
+    if entity is None:
         return None
-    name, kind, created = str(rows[0][0]), str(rows[0][1]), float(rows[0][2])
-    links = list(
-        await conn.execute_fetchall(
-            "SELECT kind, target_id FROM entity_links WHERE entity_id = ? AND space = ? "
-            "ORDER BY kind DESC, target_id DESC",
-            (number, space),
-        )
-    )
+    links = await links_of_entity(conn, space, number)
     listed: list[dict[str, Any]] = []
-    for kind_, target in links:
+    for link in links:
         if len(listed) >= _MAX_LISTED:
             break
-        if kind_ == "state":
-            state = await state_by_id(conn, space, int(target))
+        if link.kind == "state":
+            state = await state_by_id(conn, space, link.target_id)
             if state is not None and state.active:
                 listed.append({"id": node_id("state", state.id), "label": state_label(state)})
         else:
-            event = await _event(conn, space, int(target))
+            event = await _event(conn, space, link.target_id)
             if event is not None:
                 listed.append({"id": node_id("event", event.id), "label": event.text})
     return {
         "id": node_id("entity", number),
         "kind": "entity",
-        "label": name,
-        "value": name,
-        "entity_kind": kind,
-        "created_at": iso(created),
+        "label": entity.name,
+        "value": entity.name,
+        "entity_kind": entity.kind,
+        "created_at": iso(entity.created_at),
         "links": len(links),
         "neighbours": listed,
         "can_forget": False,

@@ -8,13 +8,15 @@ it when consolidation changed the graph so it reloads only then.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import asdict
 from typing import Any
 
 import aiosqlite
 
+from orma_proxy.facts import graph_version, space_sizes
 from orma_proxy.sleep.batch import pending, watermark
+from orma_proxy.store import last_batch, recent_episodes
 from orma_proxy.viz.detail import iso
-from orma_proxy.viz.graph import graph_version
 
 # Episodes shown in the drawer, and how much of each.
 RECENT_EPISODES = 30
@@ -25,16 +27,7 @@ async def list_spaces(
     conn: aiosqlite.Connection, allowed: Callable[[str], bool]
 ) -> list[dict[str, Any]]:
     """Every space with episodes that ``allowed`` lets the caller see, with its sizes."""
-    rows = await conn.execute_fetchall(
-        "SELECT space, count(*), (SELECT count(*) FROM states s WHERE s.space = e.space "
-        "AND s.active = 1), (SELECT count(*) FROM events v WHERE v.space = e.space) "
-        "FROM episodes e GROUP BY space ORDER BY space"
-    )
-    return [
-        {"name": str(r[0]), "episodes": int(r[1]), "states": int(r[2]), "events": int(r[3])}
-        for r in rows
-        if allowed(str(r[0]))
-    ]
+    return [asdict(size) for size in await space_sizes(conn) if allowed(size.name)]
 
 
 def _snippet(text: str) -> str:
@@ -48,17 +41,8 @@ async def feed(
     """The newest episodes (each marked pending or consolidated) and sleep's state for ``space``."""
     mark = await watermark(conn, space)
     waiting, newest = await pending(conn, space)
-    rows = await conn.execute_fetchall(
-        "SELECT id, role, text, said_at FROM episodes WHERE space = ? ORDER BY id DESC LIMIT ?",
-        (space, limit),
-    )
-    last = list(
-        await conn.execute_fetchall(
-            "SELECT status, extractor, episodes, finished_at, error FROM sleep_batches "
-            "WHERE space = ? ORDER BY id DESC LIMIT 1",
-            (space,),
-        )
-    )
+    episodes = await recent_episodes(conn, space, limit)
+    last = await last_batch(conn, space)
     return {
         "space": space,
         "pending": waiting,
@@ -66,23 +50,17 @@ async def feed(
         "watermark": mark,
         "sleep_running": sleep_running,
         "last_batch": None
-        if not last
-        else {
-            "status": str(last[0][0]),
-            "extractor": str(last[0][1]),
-            "episodes": int(last[0][2]),
-            "finished_at": iso(float(last[0][3])),
-            "error": last[0][4],
-        },
+        if last is None
+        else {**asdict(last), "finished_at": iso(last.finished_at)},
         "episodes": [
             {
-                "id": int(r[0]),
-                "role": str(r[1]),
-                "text": _snippet(str(r[2])),
-                "said_at": iso(float(r[3])),
-                "pending": int(r[0]) > mark,
+                "id": e.id,
+                "role": e.role,
+                "text": _snippet(e.text),
+                "said_at": iso(e.said_at),
+                "pending": e.id > mark,
             }
-            for r in rows
+            for e in episodes
         ],
         "version": await graph_version(conn, space),
     }

@@ -28,7 +28,16 @@ from typing import Any, Literal
 import aiosqlite
 
 from orma_proxy.config import OrmaConfig
-from orma_proxy.facts import State, is_rule, list_events, list_facts
+from orma_proxy.facts import (
+    State,
+    entity_links,
+    entity_names,
+    graph_version,
+    is_rule,
+    item_times,
+    list_events,
+    list_facts,
+)
 from orma_proxy.recall.access import ItemKey, read_accesses
 from orma_proxy.recall.rank import boosts
 from orma_proxy.recall.temporal import History
@@ -127,20 +136,6 @@ class Graph:
         }
 
 
-async def graph_version(conn: aiosqlite.Connection, space: str) -> str:
-    """Changes whenever a state or event is added, closed or released: the page then reloads."""
-    rows = list(
-        await conn.execute_fetchall(
-            "SELECT (SELECT count(*) FROM states WHERE space = ?1 AND active = 1 "
-            "AND released_by IS NULL), (SELECT coalesce(max(id), 0) FROM states WHERE space = ?1), "
-            "(SELECT count(*) FROM events WHERE space = ?1 AND released_by IS NULL), "
-            "(SELECT coalesce(max(id), 0) FROM events WHERE space = ?1)",
-            (space,),
-        )
-    )
-    return ":".join(str(v) for v in rows[0])
-
-
 async def item_histories(
     conn: aiosqlite.Connection, space: str, keys: Iterable[ItemKey] | None = None
 ) -> dict[ItemKey, History]:
@@ -148,46 +143,12 @@ async def item_histories(
 
     ``keys`` None means every active state and every event of ``space``.
     """
-    wanted = None if keys is None else set(keys)
-    times: dict[ItemKey, History] = {}
-    for kind, column, every, sql in (
-        (
-            "state",
-            "id",
-            " AND active = 1",
-            "SELECT id, stated_at, rehearsals, rehearsed_at FROM states WHERE space = ?",
-        ),
-        (
-            "event",
-            "v.id",
-            "",
-            "SELECT v.id, e.said_at, 1, NULL FROM events v "
-            "JOIN episodes e ON e.id = v.episode_id WHERE v.space = ?",
-        ),
-    ):
-        ids = None if wanted is None else [n for k, n in wanted if k == kind]
-        if ids == []:
-            continue
-        only = every if ids is None else f" AND {column} IN ({','.join('?' * len(ids))})"
-        for row in await conn.execute_fetchall(sql + only, (space, *(ids or ()))):
-            rehearsed = None if row[3] is None else float(row[3])
-            key: ItemKey = ("state" if kind == "state" else "event", int(row[0]))
-            times[key] = History(float(row[1]), int(row[2]), rehearsed)
+    times = await item_times(conn, space, keys)
     accesses = await read_accesses(conn, space, times)
     return {
-        key: History(h.created, h.rehearsals, h.rehearsed_at, accesses.get(key, ()))
-        for key, h in times.items()
+        key: History(t.created, t.rehearsals, t.rehearsed_at, accesses.get(key, ()))
+        for key, t in times.items()
     }
-
-
-async def entity_links(conn: aiosqlite.Connection, space: str) -> list[tuple[int, str, int]]:
-    """(entity id, item kind, item id) of every link in ``space``."""
-    rows = await conn.execute_fetchall(
-        "SELECT l.entity_id, l.kind, l.target_id FROM entities e "
-        "JOIN entity_links l ON l.entity_id = e.id WHERE e.space = ? AND l.space = ?",
-        (space, space),
-    )
-    return [(int(r[0]), str(r[1]), int(r[2])) for r in rows]
 
 
 def _cap(
@@ -226,17 +187,12 @@ async def build_graph(
         items[("event", e.id)] = ("event", e.text)
     histories = await item_histories(conn, space)
     alive = {key: signals(histories[key], now, config) for key in items if key in histories}
-    names = {
-        int(r[0]): str(r[1])
-        for r in await conn.execute_fetchall(
-            "SELECT id, name FROM entities WHERE space = ?", (space,)
-        )
-    }
+    names = await entity_names(conn, space)
     linked: dict[ItemKey, list[int]] = {}
-    for entity, kind, target in await entity_links(conn, space):
-        key: ItemKey = ("state" if kind == "state" else "event", target)
-        if key in alive and entity in names:
-            linked.setdefault(key, []).append(entity)
+    for link in await entity_links(conn, space):
+        key: ItemKey = ("state" if link.kind == "state" else "event", link.target_id)
+        if key in alive and link.entity_id in names:
+            linked.setdefault(key, []).append(link.entity_id)
     total = len(alive) + len({e for ents in linked.values() for e in ents})
     ordered = sorted(
         alive, key=lambda k: (items[k][0] != "rule", -alive[k].activation, k[0], -k[1])

@@ -1,7 +1,8 @@
 """A SELECT whose columns have names: rows are read by name, never by position.
 
-The facts layer owns the SQL of its reads; callers append their WHERE (and
-may wrap the statement), then turn each row into a mapping with ``named``.
+The store and the facts layer own the SQL of their reads; their query
+functions append a WHERE (and may wrap the statement), then turn each row
+into a mapping with ``named``, so a column added or moved breaks no reader.
 """
 
 from __future__ import annotations
