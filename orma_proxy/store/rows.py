@@ -1,0 +1,44 @@
+"""Reading rows by column name, and binding a list of ids as one parameter.
+
+Rows come back as mappings, so a query can gain or reorder columns without
+every reader of it counting positions. An id list travels as one JSON array
+(``IN_IDS``), so no statement is limited by SQLite's number of bound variables.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any
+
+import sqlean
+
+from orma_proxy.store.connect import Connection
+
+Row = Mapping[str, Any]
+Params = Sequence[Any] | Mapping[str, Any]
+
+# ``<column> IN_IDS`` with ``id_list(ids)`` bound: the column is one of the ids.
+IN_IDS = "IN (SELECT value FROM json_each(?))"
+
+
+def id_list(ids: Iterable[int]) -> str:
+    """``ids`` as the parameter ``IN_IDS`` takes: sorted, each once."""
+    return json.dumps(sorted(set(ids)))
+
+
+def iter_named(conn: Connection, sql: str, params: Params = ()) -> Iterator[Row]:
+    """The rows of ``sql``, each read by column name, as they come (a large read streams)."""
+    cursor = conn.cursor()
+    cursor.row_factory = sqlean.Row
+    return iter(cursor.execute(sql, params))
+
+
+def named_rows(conn: Connection, sql: str, params: Params = ()) -> list[Row]:
+    """Every row of ``sql``, each read by column name."""
+    return list(iter_named(conn, sql, params))
+
+
+def ids_of(conn: Connection, sql: str, params: Params = ()) -> list[int]:
+    """The ids a query of one column selects, in its order."""
+    return [int(r[0]) for r in conn.execute(sql, params).fetchall()]
