@@ -3,8 +3,9 @@
 What a state and an event are, the SQL that reads them (by column name), what
 makes a state a rule, and the writes of the state graph (entities, links,
 closing a state) that sleep, forgetting, ``orma rebuild`` and the viz page
-share, with the reads the viz page draws from (links, sizes, times). Recall
-and sleep build on this; it imports neither.
+share, with the reads the viz page draws from (links, sizes, times) and what
+forgetting finds and marks among them. Recall and sleep build on this; it
+imports neither.
 """
 
 from orma_proxy.facts.drawn import (

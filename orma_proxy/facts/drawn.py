@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from orma_proxy.store import IN_IDS, Connection, id_list, ids_of
+from orma_proxy.store import IN_IDS, Connection, id_list, int_column
 
 __all__ = [
     "Drawn",
@@ -33,7 +33,7 @@ class Drawn(NamedTuple):
 
 def _each(conn: Connection, where: str, arg: object) -> Drawn:
     states, events = (
-        ids_of(conn, f"SELECT id FROM {table} WHERE {where} ORDER BY id", (arg,))
+        int_column(conn, f"SELECT id FROM {table} WHERE {where} ORDER BY id", (arg,))
         for table in _TABLES
     )
     return Drawn(states, events)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from orma_proxy.store import Connection, ids_of, named_rows
+from orma_proxy.store import Connection, as_record, int_column, named_rows
 
 __all__ = [
     "EventToLink",
@@ -48,22 +48,16 @@ def clear_links(conn: Connection) -> None:
 
 def count_links(conn: Connection) -> int:
     """How many links the graph holds, in every space."""
-    return ids_of(conn, "SELECT count(*) FROM entity_links")[0]
+    return int_column(conn, "SELECT count(*) FROM entity_links")[0]
 
 
 def states_to_link(conn: Connection) -> list[StateToLink]:
     """Every state of every space, in the order stored."""
-    return [
-        StateToLink(int(r["id"]), str(r["space"]), int(r["entity_id"]), str(r["value"]))
-        for r in named_rows(conn, "SELECT id, space, entity_id, value FROM states")
-    ]
+    rows = named_rows(conn, "SELECT id, space, entity_id, value FROM states")
+    return [as_record(StateToLink, r) for r in rows]
 
 
 def events_to_link(conn: Connection) -> list[EventToLink]:
     """Every event of every space, in the order stored."""
-    return [
-        EventToLink(
-            int(r["id"]), str(r["space"]), str(r["what"]), [str(n) for n in json.loads(r["who"])]
-        )
-        for r in named_rows(conn, "SELECT id, space, what, who FROM events")
-    ]
+    rows = named_rows(conn, "SELECT id, space, what, who FROM events")
+    return [as_record(EventToLink, r, who=[str(n) for n in json.loads(r["who"])]) for r in rows]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from orma_proxy.store import IN_IDS, Connection, id_list, named_rows
+from orma_proxy.store import IN_IDS, Connection, as_record, id_list, named_rows
 
 __all__ = [
     "OpenState",
@@ -22,12 +22,11 @@ __all__ = [
 
 @dataclass(frozen=True)
 class OpenState:
-    """A state's slot (holder, attribute, condition), value, line and whether it holds now."""
+    """A state's slot (holder, attribute, condition), its line and whether it holds now."""
 
     id: int
     entity_id: int
     attribute: str
-    value: str
     condition: str
     prohibited: bool
     active: bool
@@ -35,7 +34,7 @@ class OpenState:
 
 
 _OPEN = (
-    "SELECT id, entity_id, attribute, value, condition, prohibited, active, sentence_id "
+    "SELECT id, entity_id, attribute, condition, prohibited, active, sentence_id "
     "FROM states WHERE released_by IS NULL "
 )
 _ACTIVE = _OPEN + "AND active = 1 AND space = ? "
@@ -43,16 +42,7 @@ _ACTIVE = _OPEN + "AND active = 1 AND space = ? "
 
 def _states(conn: Connection, sql: str, *args: object) -> list[OpenState]:
     return [
-        OpenState(
-            id=int(r["id"]),
-            entity_id=int(r["entity_id"]),
-            attribute=str(r["attribute"]),
-            value=str(r["value"]),
-            condition=str(r["condition"]),
-            prohibited=bool(r["prohibited"]),
-            active=bool(r["active"]),
-            sentence_id=int(r["sentence_id"]),
-        )
+        as_record(OpenState, r, prohibited=bool(r["prohibited"]), active=bool(r["active"]))
         for r in named_rows(conn, sql, args)
     ]
 

@@ -1,4 +1,10 @@
-"""SQLite storage: connections, migrations, the single writer, episodes and vectors."""
+"""SQLite storage: connections, migrations, the single writer, and the SQL the features run.
+
+Episodes, sentences and vectors, and what forgetting and portability read and
+write (the audit trail, releases, tombstones, export and import): plain sync
+functions of a connection, typed in and out, so another backend could stand
+behind the same names.
+"""
 
 from orma_proxy.store.audit import AuditRow, audit_rows, insert_audit
 from orma_proxy.store.backup import backup
@@ -41,7 +47,7 @@ from orma_proxy.store.releases import (
     restore_release,
     sentences_released_by,
 )
-from orma_proxy.store.rows import IN_IDS, id_list, ids_of, named_rows
+from orma_proxy.store.rows import IN_IDS, as_record, id_list, int_column, named_rows
 from orma_proxy.store.select import Row, Select
 from orma_proxy.store.sentences import (
     NewSentence,
@@ -120,6 +126,7 @@ __all__ = [
     "Tombstone",
     "VectorIndex",
     "Writer",
+    "as_record",
     "as_sync",
     "audit_rows",
     "backup",
@@ -143,13 +150,13 @@ __all__ = [
     "first_sentence",
     "has_rows",
     "id_list",
-    "ids_of",
     "insert_audit",
     "insert_episode",
     "insert_release",
     "insert_rows",
     "insert_sentences",
     "insert_tombstone",
+    "int_column",
     "last_batch",
     "mark_sentences_released",
     "mark_superseded",

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from orma_proxy.store.connect import Connection
-from orma_proxy.store.rows import named_rows
+from orma_proxy.store.rows import as_record, named_rows
 
 
 @dataclass(frozen=True)
@@ -49,14 +49,4 @@ def audit_rows(conn: Connection, space: str | None, limit: int | None) -> list[A
         f"SELECT id, at, space, operation, count, ids FROM audit {where} ORDER BY id DESC LIMIT ?",
         (*args, -1 if limit is None else limit),
     )
-    return [
-        AuditRow(
-            id=int(r["id"]),
-            at=float(r["at"]),
-            space=str(r["space"]),
-            operation=str(r["operation"]),
-            count=int(r["count"]),
-            ids=json.loads(r["ids"]),
-        )
-        for r in rows
-    ]
+    return [as_record(AuditRow, r, ids=json.loads(r["ids"])) for r in rows]

@@ -15,7 +15,7 @@ import numpy as np
 from orma_proxy.embed.base import Vectors
 from orma_proxy.store.connect import Connection
 from orma_proxy.store.episodes import space_tag
-from orma_proxy.store.rows import IN_IDS, id_list, ids_of, named_rows
+from orma_proxy.store.rows import IN_IDS, id_list, int_column, named_rows
 
 
 def sentence_texts(conn: Connection, sentence_ids: Iterable[int]) -> list[str]:
@@ -26,50 +26,39 @@ def sentence_texts(conn: Connection, sentence_ids: Iterable[int]) -> list[str]:
     return [str(r["text"]) for r in rows]
 
 
+def _ids(conn: Connection, table: str, where: str, *args: object) -> list[int]:
+    return int_column(conn, f"SELECT id FROM {table} WHERE {where} ORDER BY id", args)
+
+
+# The text match: ``text`` holds the bound text, ASCII letters folded.
+_HOLDS = "instr(lower(text), lower(?)) > 0"
+
+
 def current_sentences(conn: Connection, sentence_ids: Iterable[int]) -> list[int]:
     """Those of these sentences no correction has superseded, in id order."""
-    return ids_of(
-        conn,
-        f"SELECT id FROM sentences WHERE id {IN_IDS} AND superseded_by IS NULL ORDER BY id",
-        (id_list(sentence_ids),),
-    )
+    where = f"id {IN_IDS} AND superseded_by IS NULL"
+    return _ids(conn, "sentences", where, id_list(sentence_ids))
 
 
 def sentences_saying(conn: Connection, space: str, text: str) -> list[int]:
     """The sentences of ``space`` holding ``text`` that no correction superseded, in id order."""
-    return ids_of(
-        conn,
-        "SELECT id FROM sentences WHERE space = ? AND superseded_by IS NULL "
-        "AND instr(lower(text), lower(?)) > 0 ORDER BY id",
-        (space, text),
-    )
+    where = f"space = ? AND superseded_by IS NULL AND {_HOLDS}"
+    return _ids(conn, "sentences", where, space, text)
 
 
 def sentences_of_episodes(conn: Connection, episode_ids: Iterable[int]) -> list[int]:
     """Every sentence of these episodes, in id order."""
-    return ids_of(
-        conn,
-        f"SELECT id FROM sentences WHERE episode_id {IN_IDS} ORDER BY id",
-        (id_list(episode_ids),),
-    )
+    return _ids(conn, "sentences", f"episode_id {IN_IDS}", id_list(episode_ids))
 
 
 def episodes_saying(conn: Connection, space: str, text: str) -> list[int]:
     """The episodes of ``space`` holding ``text``, in id order."""
-    return ids_of(
-        conn,
-        "SELECT id FROM episodes WHERE space = ? AND instr(lower(text), lower(?)) > 0 ORDER BY id",
-        (space, text),
-    )
+    return _ids(conn, "episodes", f"space = ? AND {_HOLDS}", space, text)
 
 
 def episodes_in_space(conn: Connection, space: str, episode_ids: Iterable[int]) -> list[int]:
     """Those of these episodes that exist in ``space``, in id order."""
-    return ids_of(
-        conn,
-        f"SELECT id FROM episodes WHERE space = ? AND id {IN_IDS} ORDER BY id",
-        (space, id_list(episode_ids)),
-    )
+    return _ids(conn, "episodes", f"space = ? AND id {IN_IDS}", space, id_list(episode_ids))
 
 
 def on_topic(
@@ -92,7 +81,7 @@ def on_topic(
         "s.id IN (SELECT rowid FROM sentence_fts WHERE sentence_fts MATCH :terms)" if words else "0"
     )
     floor = "coalesce((SELECT noise_floor FROM space_stats WHERE space = :space), :threshold)"
-    return ids_of(
+    return int_column(
         conn,
         f"SELECT s.id, {lexical} AS lexical, "
         "coalesce(1.0 - vec_distance_cosine(v.embedding, :q), -1.0) AS sim "
@@ -120,4 +109,4 @@ def mark_superseded(conn: Connection, sentence_ids: Iterable[int], episode_id: i
 
 def first_sentence(conn: Connection, episode_id: int) -> int:
     """The first sentence of episode ``episode_id`` (one that has sentences)."""
-    return ids_of(conn, "SELECT min(id) FROM sentences WHERE episode_id = ?", (episode_id,))[0]
+    return int_column(conn, "SELECT min(id) FROM sentences WHERE episode_id = ?", (episode_id,))[0]

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from orma_proxy.store.connect import Connection
-from orma_proxy.store.rows import IN_IDS, id_list, ids_of, named_rows
+from orma_proxy.store.rows import IN_IDS, as_record, id_list, int_column, named_rows
 
 
 @dataclass(frozen=True)
@@ -40,11 +40,7 @@ def release_in(conn: Connection, space: str, release_id: int) -> Release | None:
         "SELECT id, space, query, created_at, restored_at FROM releases WHERE id = ? AND space = ?",
         (release_id, space),
     )
-    if not rows:
-        return None
-    r = rows[0]
-    restored = None if r["restored_at"] is None else float(r["restored_at"])
-    return Release(int(r["id"]), str(r["space"]), str(r["query"]), float(r["created_at"]), restored)
+    return as_record(Release, rows[0]) if rows else None
 
 
 def restore_release(conn: Connection, release_id: int, now: float) -> None:
@@ -64,4 +60,5 @@ def mark_sentences_released(
 
 def sentences_released_by(conn: Connection, release_id: int) -> list[int]:
     """The sentences release ``release_id`` hides, in id order."""
-    return ids_of(conn, "SELECT id FROM sentences WHERE released_by = ? ORDER BY id", (release_id,))
+    sql = "SELECT id FROM sentences WHERE released_by = ? ORDER BY id"
+    return int_column(conn, sql, (release_id,))

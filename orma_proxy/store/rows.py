@@ -1,20 +1,22 @@
 """Reading rows by column name, and binding a list of ids as one parameter.
 
-Rows come back as mappings, so a query can gain or reorder columns without
-every reader of it counting positions. An id list travels as one JSON array
-(``IN_IDS``), so no statement is limited by SQLite's number of bound variables.
+Rows come back as mappings, or as records whose fields are the columns, so a
+query can gain or reorder columns without any reader of it counting positions.
+An id list travels as one JSON array (``IN_IDS``), so no statement is limited
+by SQLite's number of bound variables.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, TypeVar
 
 import sqlean
 
 from orma_proxy.store.connect import Connection
 
+T = TypeVar("T")
 Row = Mapping[str, Any]
 Params = Sequence[Any] | Mapping[str, Any]
 
@@ -39,6 +41,11 @@ def named_rows(conn: Connection, sql: str, params: Params = ()) -> list[Row]:
     return list(iter_named(conn, sql, params))
 
 
-def ids_of(conn: Connection, sql: str, params: Params = ()) -> list[int]:
-    """The ids a query of one column selects, in its order."""
+def as_record(make: Callable[..., T], row: Row, **fields: Any) -> T:
+    """``row`` as a record whose fields are its columns; ``fields`` replace some (0/1 as bool)."""
+    return make(**{**row, **fields})
+
+
+def int_column(conn: Connection, sql: str, params: Params = ()) -> list[int]:
+    """The integers (ids, a count) a query of one column selects, in its order."""
     return [int(r[0]) for r in conn.execute(sql, params).fetchall()]

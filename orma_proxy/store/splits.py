@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from orma_proxy.store.connect import Connection
-from orma_proxy.store.rows import ids_of, named_rows
+from orma_proxy.store.rows import as_record, int_column, named_rows
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,7 @@ class SplitSentence:
 
 def episode_ids(conn: Connection) -> list[int]:
     """Every episode's id, in order."""
-    return ids_of(conn, "SELECT id FROM episodes ORDER BY id")
+    return int_column(conn, "SELECT id FROM episodes ORDER BY id")
 
 
 def split_episode(conn: Connection, episode_id: int) -> SplitEpisode | None:
@@ -49,9 +49,8 @@ def split_episode(conn: Connection, episode_id: int) -> SplitEpisode | None:
     )
     if not rows:
         return None
-    r = rows[0]
-    speaker = r["speaker"] if isinstance(r["speaker"], str) else None
-    return SplitEpisode(int(r["id"]), str(r["space"]), str(r["text"]), speaker)
+    speaker = rows[0]["speaker"]  # JSON may hold anything there
+    return as_record(SplitEpisode, rows[0], speaker=speaker if isinstance(speaker, str) else None)
 
 
 def episode_sentences(conn: Connection, episode_id: int) -> list[SplitSentence]:
@@ -62,15 +61,9 @@ def episode_sentences(conn: Connection, episode_id: int) -> list[SplitSentence]:
         "WHERE episode_id = ? ORDER BY position",
         (episode_id,),
     )
-    return [
-        SplitSentence(
-            int(r["id"]), int(r["position"]), int(r["start"]), str(r["text"]),
-            r["superseded_by"], r["released_by"],
-        )
-        for r in rows
-    ]  # fmt: skip
+    return [as_record(SplitSentence, r) for r in rows]
 
 
 def count_sentences(conn: Connection) -> int:
     """How many sentences there are, in every space."""
-    return ids_of(conn, "SELECT count(*) FROM sentences")[0]
+    return int_column(conn, "SELECT count(*) FROM sentences")[0]

@@ -13,7 +13,7 @@ import os
 from dataclasses import dataclass
 
 from orma_proxy.store.connect import Connection
-from orma_proxy.store.rows import named_rows
+from orma_proxy.store.rows import as_record, named_rows
 
 # What SQLite's lower() folds, and nothing else: the store's text match uses it.
 _FOLD = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
@@ -68,4 +68,4 @@ def tombstones_since(conn: Connection, space: str, since: float) -> list[Tombsto
         "ORDER BY id",
         (space, since),
     )
-    return [Tombstone(int(r["chars"]), bytes(r["salt"]), bytes(r["digest"])) for r in rows]
+    return [as_record(Tombstone, r) for r in rows]
