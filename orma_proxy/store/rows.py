@@ -2,8 +2,10 @@
 
 Rows come back as mappings, or as records whose fields are the columns, so a
 query can gain or reorder columns without any reader of it counting positions.
-An id list travels as one JSON array (``IN_IDS``), so no statement is limited
-by SQLite's number of bound variables.
+A sync connection's cursor names the columns itself; ``Select`` does it for
+the reads that still go through aiosqlite. An id list travels as one JSON
+array (``IN_IDS``), so no statement is limited by SQLite's number of bound
+variables.
 """
 
 from __future__ import annotations
@@ -15,9 +17,9 @@ from typing import Any, TypeVar
 import sqlean
 
 from orma_proxy.store.connect import Connection
+from orma_proxy.store.select import Row
 
 T = TypeVar("T")
-Row = Mapping[str, Any]
 Params = Sequence[Any] | Mapping[str, Any]
 
 # ``<column> IN_IDS`` with ``id_list(ids)`` bound: the column is one of the ids.

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from orma_proxy.store.connect import Connection, open_sync
-from orma_proxy.store.rows import Row, iter_named
+from orma_proxy.store.rows import iter_named
+from orma_proxy.store.select import Row
 
 # Columns computed on reading, by table: name -> SQL expression.
 _DERIVED = {"sentences": {"end": '"start" + length(text)'}}
