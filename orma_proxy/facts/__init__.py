@@ -3,10 +3,18 @@
 What a state and an event are, the SQL that reads them (by column name), what
 makes a state a rule, and the writes of the state graph (entities, links,
 closing a state) that sleep, forgetting, ``orma rebuild`` and the viz page
-share, with the reads the viz page draws from (links, sizes, times). Recall
-and sleep build on this; it imports neither.
+share, with the reads the viz page draws from (links, sizes, times) and what
+forgetting finds and marks among them. Recall and sleep build on this; it
+imports neither.
 """
 
+from orma_proxy.facts.drawn import (
+    Drawn,
+    drawn_from_episodes,
+    drawn_from_lines,
+    mark_drawn_released,
+    released_drawn,
+)
 from orma_proxy.facts.entities import (
     USER,
     Entity,
@@ -21,7 +29,21 @@ from orma_proxy.facts.entities import (
     links_of_entity,
 )
 from orma_proxy.facts.events import EVENTS, EVENTS_WITH_TIMES, Event, event_from, list_events
+from orma_proxy.facts.graph import (
+    EventToLink,
+    StateToLink,
+    clear_links,
+    count_links,
+    events_to_link,
+    states_to_link,
+)
 from orma_proxy.facts.marks import CORRECTED, FORBID_MARK, FORGOTTEN, SUPERSEDE_MARK
+from orma_proxy.facts.open_states import (
+    OpenState,
+    active_states_citing,
+    active_states_valued,
+    unreleased_state,
+)
 from orma_proxy.facts.rules import FORBIDDEN_PREFIX, RULE_SQL, is_rule
 from orma_proxy.facts.spaces import SpaceSize, graph_version, space_sizes
 from orma_proxy.facts.states import (
@@ -53,21 +75,32 @@ __all__ = [
     "STATES_WITH_TIMES",
     "SUPERSEDE_MARK",
     "USER",
+    "Drawn",
     "Entity",
     "EntityLink",
     "Event",
+    "EventToLink",
     "ItemTimes",
     "NewState",
+    "OpenState",
     "Row",
     "Select",
     "SpaceSize",
     "State",
+    "StateToLink",
+    "active_states_citing",
+    "active_states_valued",
+    "clear_links",
     "close_state",
+    "count_links",
+    "drawn_from_episodes",
+    "drawn_from_lines",
     "entity_by_id",
     "entity_id",
     "entity_links",
     "entity_names",
     "event_from",
+    "events_to_link",
     "graph_version",
     "insert_state",
     "is_rule",
@@ -78,8 +111,12 @@ __all__ = [
     "links_of_entity",
     "list_events",
     "list_facts",
+    "mark_drawn_released",
     "predecessors",
+    "released_drawn",
     "space_sizes",
     "state_by_id",
     "state_from",
+    "states_to_link",
+    "unreleased_state",
 ]

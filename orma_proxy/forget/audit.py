@@ -6,17 +6,15 @@ written; the release query lives in ``releases`` (a purge scrubs it there too).
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
 from typing import cast
 
-import aiosqlite
-
 from orma_proxy.forget.results import Affected, AuditEntry, Operation
+from orma_proxy.store import Connection, Reader, audit_rows, insert_audit
 
 
-async def write_audit(
-    conn: aiosqlite.Connection,
+def write_audit(
+    conn: Connection,
     space: str,
     operation: Operation,
     affected: Affected,
@@ -24,36 +22,25 @@ async def write_audit(
     *,
     extra: dict[str, list[int]] | None = None,
 ) -> int:
-    """Record a real action inside its own write transaction; returns the audit id.
+    """Record a real action inside its own write job; returns the audit id.
 
     ``extra`` adds ids beyond ``affected`` (the release undone, the correction's episode).
     """
     ids = {**affected.as_dict(), **(extra or {})}
-    row = await conn.execute_insert(
-        "INSERT INTO audit (at, space, operation, ids, count) VALUES (?, ?, ?, ?, ?)",
-        (now, space, operation, json.dumps(ids, separators=(",", ":")), affected.count),
-    )
-    assert row is not None
-    return int(row[0])
+    return insert_audit(conn, space, operation, ids, affected.count, now)
 
 
-async def read_audit(
-    conn: aiosqlite.Connection, space: str | None, limit: int | None
-) -> list[AuditEntry]:
+async def read_audit(reader: Reader, space: str | None, limit: int | None) -> list[AuditEntry]:
     """Audited actions, newest first (of one space, or of all)."""
-    where, args = ("WHERE space = ?", [space]) if space is not None else ("", [])
-    rows = await conn.execute_fetchall(
-        f"SELECT id, at, space, operation, count, ids FROM audit {where} ORDER BY id DESC LIMIT ?",
-        (*args, -1 if limit is None else limit),
-    )
+    rows = await reader.execute_fn(lambda conn: audit_rows(conn, space, limit))
     return [
         AuditEntry(
-            id=int(r[0]),
-            at=datetime.fromtimestamp(float(r[1]), UTC),
-            space=str(r[2]),
-            operation=cast(Operation, r[3]),
-            count=int(r[4]),
-            ids=json.loads(r[5]),
+            id=r.id,
+            at=datetime.fromtimestamp(r.at, UTC),
+            space=r.space,
+            operation=cast(Operation, r.operation),
+            count=r.count,
+            ids=r.ids,
         )
         for r in rows
     ]

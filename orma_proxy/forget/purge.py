@@ -19,15 +19,21 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
-import aiosqlite
-
 from orma_proxy.config import OrmaConfig
 from orma_proxy.forget.audit import write_audit
-from orma_proxy.forget.match import erasure, sentence_texts
+from orma_proxy.forget.match import erasure
 from orma_proxy.forget.results import ForgetResult
 from orma_proxy.forget.tombstones import leave
 from orma_proxy.offload import in_thread
-from orma_proxy.store import Database, Erasure, compact, connection_of, erase_episodes
+from orma_proxy.store import (
+    Connection,
+    Database,
+    Erasure,
+    compact,
+    erase_episodes,
+    secure_delete,
+    sentence_texts,
+)
 
 
 async def purge(
@@ -35,33 +41,32 @@ async def purge(
 ) -> ForgetResult:
     """Erase the episodes containing ``target`` (or with these ids) from ``space``."""
     if dry_run:
-        found = await erasure(db.reader, space, target)
-        preview = await sentence_texts(db.reader, found.sentences)
-        return ForgetResult("purge", space, True, found, preview)
 
-    async def job(conn: aiosqlite.Connection) -> ForgetResult:
-        row = await (await conn.execute("PRAGMA secure_delete")).fetchone()
-        previous = int(row[0]) if row else 0
-        await conn.execute("PRAGMA secure_delete = ON")
-        try:
+        def find(conn: Connection) -> ForgetResult:
+            found = erasure(conn, space, target)
+            preview = tuple(sentence_texts(conn, found.sentences))
+            return ForgetResult("purge", space, True, found, preview)
+
+        return await db.reader.execute_fn(find)
+
+    def job(conn: Connection) -> ForgetResult:
+        with secure_delete(conn):
             now = time.time()
-            found = await erasure(conn, space, target)
+            found = erasure(conn, space, target)
             if isinstance(target, str):  # even with nothing stored yet: a turn may be on its way
-                await leave(conn, space, target, now)
+                leave(conn, space, target, now)
             if not found.count:
                 return ForgetResult("purge", space, False, found)
             erase_episodes(
-                connection_of(conn),
+                conn,
                 space,
                 Erasure(found.episodes, found.sentences, found.states, found.events),
                 target if isinstance(target, str) else None,
             )
-            audit_id = await write_audit(conn, space, "purge", found, now)
+            audit_id = write_audit(conn, space, "purge", found, now)
             return ForgetResult("purge", space, False, found, audit_id=audit_id)
-        finally:
-            await conn.execute(f"PRAGMA secure_delete = {previous}")
 
-    result = await db.writer.submit(job)
+    result = await db.writer.execute_write_fn(job)
     if not result.count:
         return result
     compacted = await in_thread(lambda: compact(db.path, busy_timeout_ms=config.busy_timeout_ms))

@@ -11,17 +11,22 @@ from __future__ import annotations
 
 import time
 
-import aiosqlite
-
 from orma_proxy.embed.base import Vectors
 from orma_proxy.errors import InputError
+from orma_proxy.facts import Drawn, mark_drawn_released, released_drawn
 from orma_proxy.forget.audit import write_audit
-from orma_proxy.forget.match import IN_IDS, ids_json, sentence_texts, topic
+from orma_proxy.forget.match import topic
 from orma_proxy.forget.results import Affected, ForgetResult
-from orma_proxy.store.database import Database
-
-# Tables with a ``released_by`` column; each is also a field of ``Affected``.
-_TABLES = ("sentences", "states", "events")
+from orma_proxy.store import (
+    Connection,
+    Database,
+    insert_release,
+    mark_sentences_released,
+    release_in,
+    restore_release,
+    sentence_texts,
+    sentences_released_by,
+)
 
 
 async def release(
@@ -36,71 +41,47 @@ async def release(
 ) -> ForgetResult:
     """Hide the topic of ``query`` in ``space``; nothing matching means nothing written."""
 
-    async def find(conn: aiosqlite.Connection) -> tuple[Affected, tuple[str, ...]]:
-        found = await topic(conn, space, query, vector, threshold=threshold, max_items=max_items)
-        return found, await sentence_texts(conn, found.sentences)
+    def find(conn: Connection) -> tuple[Affected, tuple[str, ...]]:
+        found = topic(conn, space, query, vector, threshold=threshold, max_items=max_items)
+        return found, tuple(sentence_texts(conn, found.sentences))
 
     if dry_run:
-        found, preview = await find(db.reader)
+        found, preview = await db.reader.execute_fn(find)
         return ForgetResult("release", space, True, found, preview)
 
-    async def job(conn: aiosqlite.Connection) -> ForgetResult:
-        found, preview = await find(conn)
+    def job(conn: Connection) -> ForgetResult:
+        found, preview = find(conn)
         if not found.count:
             return ForgetResult("release", space, False, found)
         now = time.time()
-        row = await conn.execute_insert(
-            "INSERT INTO releases (space, query, created_at) VALUES (?, ?, ?)",
-            (space, query, now),
-        )
-        assert row is not None
-        release_id = int(row[0])
-        for table in _TABLES:
-            await conn.execute(
-                f"UPDATE {table} SET released_by = ? WHERE id {IN_IDS}",
-                (release_id, ids_json(getattr(found, table))),
-            )
-        audit_id = await write_audit(
-            conn, space, "release", found, now, extra={"releases": [release_id]}
-        )
+        release_id = insert_release(conn, space, query, now)
+        _mark(conn, found, release_id)
+        audit_id = write_audit(conn, space, "release", found, now, extra={"releases": [release_id]})
         return ForgetResult(
             "release", space, False, found, preview, audit_id=audit_id, release_id=release_id
         )
 
-    return await db.writer.submit(job)
+    return await db.writer.execute_write_fn(job)
 
 
 async def unrelease(db: Database, release_id: int, space: str) -> ForgetResult:
     """Bring back everything release ``release_id`` hid; another space's id is refused."""
 
-    async def job(conn: aiosqlite.Connection) -> ForgetResult:
-        rows = list(
-            await conn.execute_fetchall(
-                "SELECT restored_at FROM releases WHERE id = ? AND space = ?", (release_id, space)
-            )
-        )
-        if not rows:
+    def job(conn: Connection) -> ForgetResult:
+        hidden = release_in(conn, space, release_id)
+        if hidden is None:
             raise InputError(f"no release #{release_id} in space {space!r}")
-        if rows[0][0] is not None:
+        if hidden.restored_at is not None:
             raise InputError(f"release #{release_id} was already undone")
-        ids = {
-            table: [
-                int(r[0])
-                for r in await conn.execute_fetchall(
-                    f"SELECT id FROM {table} WHERE released_by = ? ORDER BY id", (release_id,)
-                )
-            ]
-            for table in _TABLES
-        }
-        restored = Affected.of(**ids)
-        for table in _TABLES:
-            await conn.execute(
-                f"UPDATE {table} SET released_by = NULL WHERE released_by = ?", (release_id,)
-            )
+        states, events = released_drawn(conn, release_id)
+        restored = Affected.of(
+            sentences=sentences_released_by(conn, release_id), states=states, events=events
+        )
+        _mark(conn, restored, None)
         now = time.time()
-        await conn.execute("UPDATE releases SET restored_at = ? WHERE id = ?", (now, release_id))
-        preview = await sentence_texts(conn, restored.sentences)
-        audit_id = await write_audit(
+        restore_release(conn, release_id, now)
+        preview = tuple(sentence_texts(conn, restored.sentences))
+        audit_id = write_audit(
             conn, space, "unrelease", restored, now, extra={"releases": [release_id]}
         )
         return ForgetResult(
@@ -113,4 +94,10 @@ async def unrelease(db: Database, release_id: int, space: str) -> ForgetResult:
             release_id=release_id,
         )
 
-    return await db.writer.submit(job)
+    return await db.writer.execute_write_fn(job)
+
+
+def _mark(conn: Connection, affected: Affected, release_id: int | None) -> None:
+    """Hide what ``affected`` names under ``release_id`` (None: show it again)."""
+    mark_sentences_released(conn, affected.sentences, release_id)
+    mark_drawn_released(conn, Drawn(affected.states, affected.events), release_id)

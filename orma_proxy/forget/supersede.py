@@ -21,16 +21,24 @@ from orma_proxy.facts import (
     CORRECTED,
     SUPERSEDE_MARK,
     NewState,
+    OpenState,
     close_state,
     insert_state,
     link_state,
 )
 from orma_proxy.forget.audit import write_audit
-from orma_proxy.forget.match import IN_IDS, Correction, StateTarget, correction, ids_json
-from orma_proxy.forget.match import sentence_texts as texts
+from orma_proxy.forget.match import Correction, correction
 from orma_proxy.forget.results import ForgetResult
-from orma_proxy.store.database import Database
-from orma_proxy.store.episodes import NewEpisode, insert_episode
+from orma_proxy.store import (
+    Connection,
+    Database,
+    NewEpisode,
+    connection_of,
+    first_sentence,
+    insert_episode,
+    mark_superseded,
+    sentence_texts,
+)
 from orma_proxy.text.segment import split_sentences
 
 
@@ -38,9 +46,13 @@ async def supersede(
     db: Database, old: str | int, new: str, space: str, config: OrmaConfig, *, dry_run: bool
 ) -> ForgetResult:
     """Correct ``old`` (a text, or a state id) to ``new`` in ``space``; see the module docstring."""
+
+    def find(conn: Connection) -> tuple[Correction, tuple[str, ...]]:
+        found = correction(conn, space, old)
+        return found, tuple(sentence_texts(conn, found.sentences))
+
     if dry_run:
-        found = await correction(db.reader, space, old)
-        preview = await texts(db.reader, found.sentences)
+        found, preview = await db.reader.execute_fn(find)
         return ForgetResult("supersede", space, True, found.affected, preview)
     now = time.time()
     episode = NewEpisode(
@@ -53,18 +65,28 @@ async def supersede(
     )
     segments = split_sentences(new, config.max_sentence_chars)
 
+    # An async job: storing the episode and writing states are async steps (for now).
     async def job(conn: aiosqlite.Connection) -> ForgetResult:
-        found = await correction(conn, space, old)
+        raw = connection_of(conn)
+        found, preview = find(raw)
         if not found.sentences and not found.states:
             raise InputError(
                 f"nothing in space {space!r} says {old!r}; nothing was changed "
                 "(`orma add` stores a new fact)"
             )
-        preview = await texts(conn, found.sentences)
         episode_id = await insert_episode(conn, episode, segments)
-        await _mark(conn, space, found, episode_id, " ".join(new.split()), now)
-        audit_id = await write_audit(
-            conn, space, "supersede", found.affected, now, extra={"corrected_by": [episode_id]}
+        mark_superseded(raw, found.sentences, episode_id)
+        first_line = first_sentence(raw, episode_id)
+        value = " ".join(new.split())
+        for target in found.states:
+            successor = None
+            if target.replace:
+                successor = await _replacement(
+                    conn, space, target.state, value, first_line, episode_id, now
+                )
+            await close_state(conn, target.state.id, successor, now, CORRECTED)
+        audit_id = write_audit(
+            raw, space, "supersede", found.affected, now, extra={"corrected_by": [episode_id]}
         )
         return ForgetResult(
             "supersede",
@@ -79,36 +101,10 @@ async def supersede(
     return await db.writer.submit(job)
 
 
-async def _mark(
-    conn: aiosqlite.Connection,
-    space: str,
-    found: Correction,
-    episode_id: int,
-    value: str,
-    now: float,
-) -> None:
-    """Lines superseded by the correction, states closed (or replaced by the new value)."""
-    await conn.execute(
-        f"UPDATE sentences SET superseded_by = ? WHERE id {IN_IDS}",
-        (episode_id, ids_json(found.sentences)),
-    )
-    rows = list(
-        await conn.execute_fetchall(
-            "SELECT min(id) FROM sentences WHERE episode_id = ?", (episode_id,)
-        )
-    )
-    first_line = int(rows[0][0])
-    for state in found.states:
-        successor = None
-        if state.replace:
-            successor = await _replacement(conn, space, state, value, first_line, episode_id, now)
-        await close_state(conn, state.id, successor, now, CORRECTED)
-
-
 async def _replacement(
     conn: aiosqlite.Connection,
     space: str,
-    state: StateTarget,
+    state: OpenState,
     value: str,
     sentence_id: int,
     episode_id: int,

@@ -11,31 +11,20 @@ from pathlib import Path
 from typing import TextIO
 
 from orma_proxy.portable.records import KINDS, dump, header, to_record
-from orma_proxy.store.connect import open_sync
+from orma_proxy.store import count_rows, read_rows, snapshot
 
 
 def export_records(
     path: Path, out: TextIO, space: str | None, *, busy_timeout_ms: int
 ) -> dict[str, int]:
     """Write the export of ``path`` (one space, or all) to ``out``; returns the counts."""
-    conn = open_sync(path, busy_timeout_ms=busy_timeout_ms, read_only=True)
-    try:
-        conn.execute("BEGIN")
-        counts = {}
-        for kind in KINDS:
-            sql, args = kind.select(space)
-            counts[kind.name] = int(
-                conn.execute(f"SELECT count(*) FROM ({sql})", args).fetchone()[0]
-            )
+    with snapshot(path, busy_timeout_ms=busy_timeout_ms) as conn:
+        counts = {kind.name: count_rows(conn, kind.table, space) for kind in KINDS}
         out.write(dump(header(space, counts)) + "\n")
         for kind in KINDS:
-            sql, args = kind.select(space)
-            for row in conn.execute(sql, args):
+            for row in read_rows(conn, kind.table, kind.columns, kind.key, space):
                 out.write(dump(to_record(kind, row)) + "\n")
-        conn.execute("COMMIT")
         return counts
-    finally:
-        conn.close()
 
 
 def export_to(

@@ -17,7 +17,16 @@ from typing import Any, TextIO
 
 from orma_proxy.errors import InputError, UnreadableFileError
 from orma_proxy.portable.records import BY_NAME, FORMAT, KINDS, VERSION, Kind
-from orma_proxy.store import Connection, NewSentence, insert_sentences, space_tag
+from orma_proxy.store import (
+    Connection,
+    NewSentence,
+    broken_reference,
+    defer_foreign_keys,
+    has_rows,
+    insert_rows,
+    insert_sentences,
+    space_tag,
+)
 
 Parsed = dict[str, list[dict[str, Any]]]
 # Tables that must be empty to import (everything else is derived from them).
@@ -82,35 +91,33 @@ def _check_header(record: dict[str, Any]) -> dict[str, int]:
 def import_records(conn: Connection, records: Parsed) -> int:
     """Write parsed records (a sync write job); returns how many were written."""
     for table in _OWN_TABLES:
-        if conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]:
+        if has_rows(conn, table):
             raise InputError(f"import needs an empty database; this one has {table}")
-    conn.execute("PRAGMA defer_foreign_keys = ON")
+    defer_foreign_keys(conn)
     texts = {int(r["id"]): (str(r["space"]), str(r["text"])) for r in records["episode"]}
     for kind in KINDS:
         if kind.name == "sentence":
             insert_sentences(conn, _sentences(records["sentence"], texts))
         else:
-            _insert(conn, kind, records[kind.name])
-    broken = conn.execute("PRAGMA foreign_key_check").fetchall()
-    if broken:
-        table, rowid, parent = broken[0][0], broken[0][1], broken[0][2]
-        raise InputError(f"{table} row {rowid} refers to a missing {parent} row; nothing imported")
+            insert_rows(conn, kind.table, kind.columns, _values(kind, records[kind.name]))
+    broken = broken_reference(conn)
+    if broken is not None:
+        raise InputError(
+            f"{broken.table} row {broken.rowid} refers to a missing {broken.parent} row; "
+            "nothing imported"
+        )
     return sum(len(rows) for rows in records.values())
 
 
-def _insert(conn: Connection, kind: Kind, rows: list[dict[str, Any]]) -> None:
-    columns = ", ".join(f'"{c}"' for c in kind.columns)
-    marks = ", ".join("?" * len(kind.columns))
-    conn.executemany(
-        f"INSERT INTO {kind.table} ({columns}) VALUES ({marks})",
-        [
-            tuple(
-                json.dumps(r[c], ensure_ascii=False) if c in kind.json_columns else r[c]
-                for c in kind.columns
-            )
-            for r in rows
-        ],
-    )
+def _values(kind: Kind, rows: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+    """Each record's values in the order of its columns, JSON columns as JSON text."""
+    return [
+        tuple(
+            json.dumps(r[c], ensure_ascii=False) if c in kind.json_columns else r[c]
+            for c in kind.columns
+        )
+        for r in rows
+    ]
 
 
 def _sentences(rows: list[dict[str, Any]], texts: dict[int, tuple[str, str]]) -> list[NewSentence]:

@@ -15,7 +15,6 @@ transaction, so a proxy sharing the file keeps writing in between.
 from __future__ import annotations
 
 import bisect
-import json
 import time
 from dataclasses import dataclass
 from functools import partial
@@ -23,17 +22,31 @@ from functools import partial
 import aiosqlite
 
 from orma_proxy.config import OrmaConfig
-from orma_proxy.facts import link_event, link_state
+from orma_proxy.facts import (
+    EventToLink,
+    StateToLink,
+    clear_links,
+    count_links,
+    events_to_link,
+    link_event,
+    link_state,
+    states_to_link,
+)
 from orma_proxy.store import (
     Connection,
     Database,
     NewSentence,
+    SplitSentence,
     as_sync,
+    count_sentences,
     delete_sentences,
+    episode_ids,
+    episode_sentences,
     insert_sentences,
     move_citations,
     reindex_sentences,
     space_tag,
+    split_episode,
 )
 from orma_proxy.text.segment import Segment, split_sentences
 from orma_proxy.text.speaker import split_said
@@ -49,19 +62,9 @@ class RebuildReport:
     links: int
 
 
-@dataclass(frozen=True)
-class _Old:
-    id: int
-    start: int
-    end: int
-    superseded_by: int | None
-    released_by: int | None
-
-
 async def rebuild(db: Database, config: OrmaConfig) -> RebuildReport:
     """Re-split, re-index and re-link everything; the indexer re-embeds afterwards."""
-    rows = list(await db.reader.execute_fetchall("SELECT id FROM episodes ORDER BY id"))
-    ids = [int(r[0]) for r in rows]
+    ids = await db.reader.execute_fn(episode_ids)
     size = config.rebuild_batch_episodes
     resplit = 0
     for at in range(0, len(ids), size):
@@ -77,35 +80,27 @@ def _resplit(conn: Connection, episode_ids: list[int], max_chars: int) -> int:
     """Split these episodes again; returns how many came out differently."""
     changed = 0
     for episode_id in episode_ids:
-        row = conn.execute(
-            "SELECT space, text, json_extract(metadata, '$.speaker') FROM episodes WHERE id = ?",
-            (episode_id,),
-        ).fetchone()
-        if row is None:  # purged meanwhile
+        episode = split_episode(conn, episode_id)
+        if episode is None:  # purged meanwhile
             continue
-        space, text = str(row[0]), str(row[1])
         # Split as add() did: a turn stored with its speaker leaves the "Name:" out.
-        speaker = row[2] if isinstance(row[2], str) else None
         new = (
-            split_said(text, max_chars, speaker)[1] if speaker else split_sentences(text, max_chars)
+            split_said(episode.text, max_chars, episode.speaker)[1]
+            if episode.speaker
+            else split_sentences(episode.text, max_chars)
         )
-        old = conn.execute(
-            "SELECT id, position, start, text, superseded_by, released_by FROM sentences "
-            "WHERE episode_id = ? ORDER BY position",
-            (episode_id,),
-        ).fetchall()
-        if [(int(r[1]), int(r[2]), str(r[3])) for r in old] == [
+        olds = episode_sentences(conn, episode_id)
+        if [(o.position, o.start, o.text) for o in olds] == [
             (s.position, s.start, s.text) for s in new
         ]:
             continue
-        olds = [_Old(int(r[0]), int(r[2]), int(r[2]) + len(str(r[3])), r[4], r[5]) for r in old]
-        _replace(conn, episode_id, space, olds, new)
+        _replace(conn, episode_id, episode.space, olds, new)
         changed += 1
     return changed
 
 
 def _replace(
-    conn: Connection, episode_id: int, space: str, olds: list[_Old], new: list[Segment]
+    conn: Connection, episode_id: int, space: str, olds: list[SplitSentence], new: list[Segment]
 ) -> None:
     """Swap an episode's sentences for ``new``, moving citations and marks across."""
     tag = space_tag(space)
@@ -124,7 +119,7 @@ def _replace(
     delete_sentences(conn, [old.id for old in olds])
 
 
-def _marks(olds: list[_Old], seg: Segment) -> tuple[int | None, int | None]:
+def _marks(olds: list[SplitSentence], seg: Segment) -> tuple[int | None, int | None]:
     """A new sentence overlapping a corrected or released old one stays so."""
     end = seg.start + len(seg.text)
     overlapping = [o for o in olds if o.start < end and seg.start < o.end]
@@ -136,22 +131,17 @@ def _marks(olds: list[_Old], seg: Segment) -> tuple[int | None, int | None]:
 def _reindex(conn: Connection) -> tuple[int, int]:
     """FTS rebuilt from the sentences, vectors dropped, graph re-linked: (sentences, links)."""
     reindex_sentences(conn)
-    as_sync(_relink)(conn)
-    counts = conn.execute(
-        "SELECT (SELECT count(*) FROM sentences), (SELECT count(*) FROM entity_links)"
-    ).fetchone()
-    return int(counts[0]), int(counts[1])
+    clear_links(conn)
+    states, events = states_to_link(conn), events_to_link(conn)
+    as_sync(partial(_relink, states=states, events=events, now=time.time()))(conn)
+    return count_sentences(conn), count_links(conn)
 
 
-async def _relink(conn: aiosqlite.Connection) -> None:
-    """The entity graph linked again from every state and event."""
-    await conn.execute("DELETE FROM entity_links")
-    now = time.time()
-    for r in await conn.execute_fetchall("SELECT id, space, entity_id, value FROM states"):
-        await link_state(conn, str(r[1]), int(r[2]), int(r[0]), str(r[3]), now)
-    for r in await conn.execute_fetchall("SELECT id, space, what, who FROM events"):
-        await link_event(conn, str(r[1]), int(r[0]), str(r[2]), _names(str(r[3])), now)
-
-
-def _names(who: str) -> list[str]:
-    return [str(name) for name in json.loads(who)]
+async def _relink(
+    conn: aiosqlite.Connection, states: list[StateToLink], events: list[EventToLink], now: float
+) -> None:
+    """The entity graph linked again from every state and event (async as linking is, for now)."""
+    for s in states:
+        await link_state(conn, s.space, s.entity_id, s.id, s.value, now)
+    for e in events:
+        await link_event(conn, e.space, e.id, e.what, e.who, now)

@@ -18,7 +18,8 @@ are not exported: they are derived, or machine-local, and rebuilt on import.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 FORMAT = "orma-export"
@@ -27,21 +28,13 @@ VERSION = 1
 
 @dataclass(frozen=True)
 class Kind:
-    """One record type: the table behind it, its columns, its order."""
+    """One record type: the table behind it, its columns, the columns it is sorted by."""
 
     name: str
     table: str
     columns: tuple[str, ...]
-    order: str = "id"
+    key: tuple[str, ...] = ("id",)
     json_columns: frozenset[str] = frozenset()
-    # Columns computed on export instead of read as they are (SQL expressions).
-    computed: dict[str, str] = field(default_factory=dict)
-
-    def select(self, space: str | None) -> tuple[str, tuple[str, ...]]:
-        """The export query of this kind and its parameters."""
-        exprs = ", ".join(self.computed.get(c, f'"{c}"') for c in self.columns)
-        where, args = ("WHERE space = ?", (space,)) if space is not None else ("", ())
-        return f"SELECT {exprs} FROM {self.table} {where} ORDER BY {self.order}", args
 
 
 def _columns(names: str) -> tuple[str, ...]:
@@ -55,11 +48,10 @@ KINDS = (
         _columns("id space role text source said_at created_at metadata"),
         json_columns=frozenset({"metadata"}),
     ),
-    Kind(
+    Kind(  # ``end``: the store reads it as start + length (store/tables.py)
         "sentence",
         "sentences",
         _columns("id episode_id position start end superseded_by released_by"),
-        computed={"end": '"start" + length(text)'},
     ),
     Kind("release", "releases", _columns("id space query created_at restored_at")),
     Kind("entity", "entities", _columns("id space name kind created_at")),
@@ -85,9 +77,9 @@ KINDS = (
         "link",
         "entity_links",
         _columns("entity_id kind target_id space"),
-        order="entity_id, kind, target_id",
+        key=_columns("entity_id kind target_id"),
     ),
-    Kind("progress", "sleep_progress", _columns("space last_episode_id updated_at"), "space"),
+    Kind("progress", "sleep_progress", _columns("space last_episode_id updated_at"), ("space",)),
     Kind(
         "audit",
         "audit",
@@ -107,9 +99,10 @@ def header(space: str | None, counts: dict[str, int]) -> dict[str, Any]:
     return {"format": FORMAT, "version": VERSION, "space": space, "counts": counts}
 
 
-def to_record(kind: Kind, row: tuple[Any, ...]) -> dict[str, Any]:
+def to_record(kind: Kind, row: Mapping[str, Any]) -> dict[str, Any]:
     """A table row as a record: JSON columns parsed, so they nest as JSON."""
     record: dict[str, Any] = {"type": kind.name}
-    for column, value in zip(kind.columns, row, strict=True):
+    for column in kind.columns:
+        value = row[column]
         record[column] = json.loads(value) if column in kind.json_columns else value
     return record

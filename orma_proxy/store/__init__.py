@@ -1,5 +1,12 @@
-"""SQLite storage: connections, migrations, the single writer, episodes and vectors."""
+"""SQLite storage: connections, migrations, the single writer, and the SQL the features run.
 
+Episodes, sentences and vectors, and what forgetting and portability read and
+write (the audit trail, releases, tombstones, export and import): plain sync
+functions of a connection, typed in and out, so another backend could stand
+behind the same names.
+"""
+
+from orma_proxy.store.audit import AuditRow, audit_rows, insert_audit
 from orma_proxy.store.backup import backup
 from orma_proxy.store.batches import SleepBatch, last_batch
 from orma_proxy.store.compact import compact
@@ -21,6 +28,26 @@ from orma_proxy.store.episodes import (
 from orma_proxy.store.erase import Erasure, erase_episodes
 from orma_proxy.store.jobs import as_sync, connection_of
 from orma_proxy.store.noise import refresh_floor
+from orma_proxy.store.passages import (
+    current_sentences,
+    episodes_in_space,
+    episodes_saying,
+    first_sentence,
+    mark_superseded,
+    on_topic,
+    sentence_texts,
+    sentences_of_episodes,
+    sentences_saying,
+)
+from orma_proxy.store.releases import (
+    Release,
+    insert_release,
+    mark_sentences_released,
+    release_in,
+    restore_release,
+    sentences_released_by,
+)
+from orma_proxy.store.rows import IN_IDS, as_record, id_list, int_column, named_rows
 from orma_proxy.store.select import Row, Select
 from orma_proxy.store.sentences import (
     NewSentence,
@@ -30,7 +57,31 @@ from orma_proxy.store.sentences import (
     optimize_sentence_indexes,
     reindex_sentences,
 )
+from orma_proxy.store.splits import (
+    SplitEpisode,
+    SplitSentence,
+    count_sentences,
+    episode_ids,
+    episode_sentences,
+    split_episode,
+)
+from orma_proxy.store.tables import (
+    BrokenReference,
+    broken_reference,
+    count_rows,
+    defer_foreign_keys,
+    has_rows,
+    insert_rows,
+    read_rows,
+    snapshot,
+)
 from orma_proxy.store.threads import Reader, execute_fn, open_async
+from orma_proxy.store.tombstones import (
+    Tombstone,
+    expire_tombstones,
+    insert_tombstone,
+    tombstones_since,
+)
 from orma_proxy.store.vector_index import VectorIndex
 from orma_proxy.store.vectors import (
     INDEX_NEAREST_SQL,
@@ -42,17 +93,21 @@ from orma_proxy.store.vectors import (
     store_vectors,
 )
 from orma_proxy.store.writer import Writer, refusal
+from orma_proxy.store.zeroing import secure_delete
 
 # SQLite's largest integer: an id past it names no row, and binding it overflows.
 MAX_ROW_ID = 2**63 - 1
 
 __all__ = [
     "INDEX_NEAREST_SQL",
+    "IN_IDS",
     "MAX_ROW_ID",
     "NEAREST_SQL",
     "ROLES",
     "SPEAKERS_SQL",
     "VEC_TABLE",
+    "AuditRow",
+    "BrokenReference",
     "Connection",
     "Database",
     "DatabaseError",
@@ -61,36 +116,75 @@ __all__ = [
     "NewSentence",
     "Reader",
     "RecentEpisode",
+    "Release",
     "Row",
     "Select",
     "SentenceRow",
     "SleepBatch",
+    "SplitEpisode",
+    "SplitSentence",
+    "Tombstone",
     "VectorIndex",
     "Writer",
+    "as_record",
     "as_sync",
+    "audit_rows",
     "backup",
+    "broken_reference",
     "cited_sentence",
     "compact",
     "connection_of",
+    "count_rows",
+    "count_sentences",
+    "current_sentences",
+    "defer_foreign_keys",
     "delete_sentences",
+    "episode_ids",
+    "episode_sentences",
+    "episodes_in_space",
+    "episodes_saying",
     "erase_episodes",
     "execute_fn",
+    "expire_tombstones",
     "fetch_sentences",
+    "first_sentence",
+    "has_rows",
+    "id_list",
+    "insert_audit",
     "insert_episode",
+    "insert_release",
+    "insert_rows",
     "insert_sentences",
+    "insert_tombstone",
+    "int_column",
     "last_batch",
+    "mark_sentences_released",
+    "mark_superseded",
     "move_citations",
+    "named_rows",
     "nearest_params",
+    "on_topic",
     "open_async",
     "open_sync",
     "optimize_sentence_indexes",
     "pending_between",
     "pending_sentences",
+    "read_rows",
     "recent_episodes",
     "refresh_floor",
     "refusal",
     "reindex_sentences",
+    "release_in",
+    "restore_release",
+    "secure_delete",
     "sentence_ranges",
+    "sentence_texts",
+    "sentences_of_episodes",
+    "sentences_released_by",
+    "sentences_saying",
+    "snapshot",
     "space_tag",
+    "split_episode",
     "store_vectors",
+    "tombstones_since",
 ]

@@ -98,11 +98,11 @@ async def test_the_tombstone_keeps_no_text_and_expires_after_an_hour(
         assert b"88415" not in file.read_bytes()
 
     async def job_binding(since: float) -> list[Tombstone]:
-        return await writer.submit(lambda conn: binding(conn, "default", since))
+        return await writer.execute_write_fn(lambda conn: binding(conn, "default", since))
 
     assert len(await job_binding(0.0)) == 1
     old = time.time() - TOMBSTONE_SECONDS - 1
-    await writer.submit(lambda conn: leave(conn, "default", "stale", old))
+    await writer.execute_write_fn(lambda conn: leave(conn, "default", "stale", old))
     assert len(await job_binding(0.0)) == 1  # the stale one is dropped, the fresh one kept
     with raw(path) as conn:
         assert conn.execute("SELECT count(*) FROM purge_tombstones").fetchone() == (1,)
@@ -113,8 +113,8 @@ async def test_tombstones_match_as_purge_matches(amem: AsyncMemory, writer: Writ
     texts = ["Mein Code: ÄRGER-88415", "code 88415", "ärger", "CODE88415!", "  ", "日本語のコード"]
     targets = ["code", "ÄRGER", "ärger", "88415", "Code 88415", "のコ", "E8", "x"]
     for target in targets:
-        await writer.submit(lambda conn, t=target: leave(conn, "m", t, time.time()))
-    stones = await writer.submit(lambda conn: binding(conn, "m", 0.0))
+        await writer.execute_write_fn(lambda conn, t=target: leave(conn, "m", t, time.time()))
+    stones = await writer.execute_write_fn(lambda conn: binding(conn, "m", 0.0))
     assert len(stones) == len(targets)
     for stone, target in zip(stones, targets, strict=True):
         for text in texts:

@@ -1,0 +1,95 @@
+"""Whole tables as rows of named columns: what ``orma export`` reads and ``orma import`` writes.
+
+The caller names the table, the columns and the key to sort by (plain names:
+``portable/records.py`` owns which ones make the format); the store writes
+the statements. A sentence's ``end`` (its start plus its length) reads as a
+column too: the format stores offsets, not the text twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from orma_proxy.store.connect import Connection, open_sync
+from orma_proxy.store.rows import iter_named
+from orma_proxy.store.select import Row
+
+# Columns computed on reading, by table: name -> SQL expression.
+_DERIVED = {"sentences": {"end": '"start" + length(text)'}}
+
+
+def _quoted(name: str) -> str:
+    """A table or column name as an SQL identifier (never as syntax)."""
+    return '"' + name.replace('"', '""') + '"'
+
+
+@contextmanager
+def snapshot(path: Path, *, busy_timeout_ms: int) -> Iterator[Connection]:
+    """A read-only connection of its own, every read inside one transaction: one snapshot.
+
+    A proxy writing meanwhile never makes the reads disagree with each other.
+    """
+    conn = open_sync(path, busy_timeout_ms=busy_timeout_ms, read_only=True)
+    try:
+        conn.execute("BEGIN")
+        yield conn
+        conn.execute("COMMIT")
+    finally:
+        conn.close()
+
+
+def count_rows(conn: Connection, table: str, space: str | None) -> int:
+    """How many rows ``table`` holds (of one space, or of all)."""
+    where, args = ("WHERE space = ?", (space,)) if space is not None else ("", ())
+    return int(conn.execute(f"SELECT count(*) FROM {_quoted(table)} {where}", args).fetchone()[0])
+
+
+def read_rows(
+    conn: Connection, table: str, columns: Sequence[str], key: Sequence[str], space: str | None
+) -> Iterator[Row]:
+    """The rows of ``table`` (of one space, or of all) sorted by ``key``, streamed."""
+    derived = _DERIVED.get(table, {})
+    listed = ", ".join(f"{derived.get(c, _quoted(c))} AS {_quoted(c)}" for c in columns)
+    order = ", ".join(_quoted(c) for c in key)
+    where, args = ("WHERE space = ?", (space,)) if space is not None else ("", ())
+    return iter_named(conn, f"SELECT {listed} FROM {_quoted(table)} {where} ORDER BY {order}", args)
+
+
+def has_rows(conn: Connection, table: str) -> bool:
+    """Whether ``table`` holds any row."""
+    return bool(conn.execute(f"SELECT EXISTS (SELECT 1 FROM {_quoted(table)})").fetchone()[0])
+
+
+def insert_rows(
+    conn: Connection, table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]
+) -> None:
+    """Write ``rows`` (values in the order of ``columns``) into ``table``, ids as given."""
+    listed = ", ".join(_quoted(c) for c in columns)
+    marks = ", ".join("?" * len(columns))
+    conn.executemany(f"INSERT INTO {_quoted(table)} ({listed}) VALUES ({marks})", rows)
+
+
+@dataclass(frozen=True)
+class BrokenReference:
+    """A row of ``table`` that refers to a row of ``parent`` that is not there."""
+
+    table: str
+    rowid: int | None  # None in a table without rowids
+    parent: str
+
+
+def defer_foreign_keys(conn: Connection) -> None:
+    """Check references at commit, not per row: rows may arrive before what they refer to."""
+    conn.execute("PRAGMA defer_foreign_keys = ON")
+
+
+def broken_reference(conn: Connection) -> BrokenReference | None:
+    """The first row that refers to a missing row, if any (checked before a commit)."""
+    broken = next(iter_named(conn, "PRAGMA foreign_key_check"), None)
+    if broken is None:
+        return None
+    return BrokenReference(str(broken["table"]), broken["rowid"], str(broken["parent"]))
