@@ -7,6 +7,7 @@ the CLI turns them into one line and a non-zero exit.
 from __future__ import annotations
 
 __all__ = [
+    "AmbiguousDescriptionError",
     "AuthenticationError",
     "BadRequestError",
     "ConfigError",
@@ -40,6 +41,17 @@ class ConfigError(OrmaError, ValueError):
 
 class InputError(OrmaError, ValueError):
     """The caller gave input Orma cannot store or search (empty text, bad role...)."""
+
+
+class AmbiguousDescriptionError(InputError):
+    """A forgetting request names several people or facts; nothing was changed.
+
+    ``candidates`` says what it could mean, so the caller can ask again more exactly.
+    """
+
+    def __init__(self, message: str, candidates: list[str]) -> None:
+        super().__init__(message)
+        self.candidates = candidates
 
 
 class UnreadableFileError(InputError):

@@ -41,6 +41,7 @@ from orma_proxy.facts.marks import CORRECTED, FORBID_MARK, FORGOTTEN, SUPERSEDE_
 from orma_proxy.facts.open_states import (
     OpenState,
     active_states_citing,
+    active_states_of,
     active_states_valued,
     unreleased_state,
 )
@@ -89,6 +90,7 @@ __all__ = [
     "State",
     "StateToLink",
     "active_states_citing",
+    "active_states_of",
     "active_states_valued",
     "clear_links",
     "close_state",

@@ -7,6 +7,7 @@ of them a correction takes.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -15,6 +16,7 @@ from orma_proxy.store import IN_IDS, Connection, as_record, id_list, named_rows
 __all__ = [
     "OpenState",
     "active_states_citing",
+    "active_states_of",
     "active_states_valued",
     "unreleased_state",
 ]
@@ -64,4 +66,23 @@ def active_states_citing(
     """The shown active states of ``space`` drawn from these sentences."""
     return _states(
         conn, _ACTIVE + f"AND sentence_id {IN_IDS} ORDER BY id", space, id_list(sentence_ids)
+    )
+
+
+def active_states_of(
+    conn: Connection, space: str, holder: str, attributes: Iterable[str]
+) -> list[OpenState]:
+    """The shown active states of ``space`` about ``holder`` in one of ``attributes``.
+
+    ``holder`` is an entity's name, case aside: "Meera's employer" names these
+    states whatever words their lines used.
+    """
+    return _states(
+        conn,
+        _ACTIVE + f"AND attribute {IN_IDS} AND entity_id IN "
+        "(SELECT id FROM entities WHERE space = ? AND lower(name) = lower(?)) ORDER BY id",
+        space,
+        json.dumps(sorted(set(attributes))),
+        space,
+        holder,
     )

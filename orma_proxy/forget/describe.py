@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from orma_proxy.facts import USER
 from orma_proxy.text import (
     NOT_NAMES,
     STOPWORDS,
@@ -31,7 +32,7 @@ from orma_proxy.text import (
     stems,
 )
 
-__all__ = ["Description", "Line", "clauses", "describe", "full_names"]
+__all__ = ["Description", "Line", "Subject", "clauses", "describe", "full_names"]
 
 When = Literal["any", "previous", "current"]
 
@@ -56,12 +57,41 @@ _CLAUSE_CUT = re.compile(r"\s*;\s*|,?\s+(?:and|but|while|whereas)\s+(?=\w)", re.
 
 
 @dataclass(frozen=True)
+class Subject:
+    """Whose fact and which kinds: what a correction says it corrects, kept with it."""
+
+    holder: str  # a name, or "user"
+    kinds: frozenset[str]
+
+    def meets(self, other: Subject | None) -> bool:
+        """The same person, and a kind of fact in common."""
+        if other is None or self.holder.casefold() != other.holder.casefold():
+            return False
+        return bool(self.kinds & other.kinds)
+
+    def as_json(self) -> dict[str, object]:
+        return {"holder": self.holder, "kinds": sorted(self.kinds)}
+
+    @classmethod
+    def from_json(cls, value: object) -> Subject | None:
+        """The stored form back; anything else (an older or foreign note) is no subject."""
+        if not isinstance(value, dict):
+            return None
+        holder, kinds = value.get("holder"), value.get("kinds")
+        if not isinstance(holder, str) or not isinstance(kinds, list):
+            return None
+        return cls(holder, frozenset(k for k in kinds if isinstance(k, str)))
+
+
+@dataclass(frozen=True)
 class Line:
     """One stored line as the resolver sees it."""
 
     id: int
     text: str
     about_user: bool  # said by the user, or in the first person
+    speaker: str | None = None  # who said it, when a note or transcript names them
+    corrects: Subject | None = None  # a correction's line: whose fact, which kinds
 
 
 @dataclass(frozen=True)
@@ -73,6 +103,13 @@ class Description:
     groups: frozenset[str] = frozenset()
     values: frozenset[str] = frozenset()  # stems that must all be in the line
     when: When = "any"
+
+    @property
+    def subject(self) -> Subject | None:
+        """The person and kinds named, when both are: what a correction of them records."""
+        if not self.groups or not (self.names or self.user):
+            return None
+        return Subject(self.names[0] if self.names else USER, self.groups)
 
     @property
     def empty(self) -> bool:
@@ -87,15 +124,19 @@ class Description:
         parts += [f"{self.when} only"] if self.when != "any" else []
         return ", ".join(parts) or "nothing"
 
-    def names_in(self, text: str) -> bool:
-        return all(mentions(text, name) for name in self.names)
+    def names_in(self, line: Line) -> bool:
+        """Every name is in the line, or is who said it ("Asha: I moved to Pune")."""
+        said = (line.speaker or "").casefold()
+        return all(mentions(line.text, n) or n.casefold() == said for n in self.names)
 
     def holds(self, line: Line, *, linked: bool = False) -> bool:
         """Is ``line`` in scope? ``linked``: a state of this person and kind cites it."""
         if self.identifiers:
             found = find_identifiers(line.text)
             return any(same(a, b) for a in self.identifiers for b in found)
-        if self.names and not self.names_in(line.text):
+        if line.corrects is not None and line.corrects.meets(self.subject):
+            linked = True
+        if self.names and not self.names_in(line):
             return False
         if self.user and not self.names and not line.about_user:
             return False

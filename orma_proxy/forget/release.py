@@ -1,21 +1,24 @@
 """``release(query)`` and ``unrelease(id)``: soft forgetting of a topic, undone at will.
 
-A release hides the passages on a topic, and the states and events drawn from
-them, from every recall, search and fact listing; nothing is deleted. The
-topic is found by meaning and by words (``match.topic``), so releasing "my old
-job" leaves "my dentist" alone. Each release is a row of ``releases``; its id
-brings everything back.
+A release hides the lines a description names, and the states and events
+drawn from them, from every recall, search and fact listing; nothing is
+deleted. The description is resolved exactly (``match.topic``): releasing "my
+diet" hides the user's lines about food, not a friend's "loves sushi"; a bare
+topic ("politics") also takes the lines near it in meaning. A line holding
+another kind of fact too is cut at its clauses, and only the described clause
+is hidden. Each release is a row of ``releases``; its id brings everything back.
 """
 
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 from orma_proxy.embed.base import Vectors
 from orma_proxy.errors import InputError
 from orma_proxy.facts import Drawn, mark_drawn_released, released_drawn
 from orma_proxy.forget.audit import write_audit
-from orma_proxy.forget.match import topic
+from orma_proxy.forget.match import Topic, cut_lines, topic
 from orma_proxy.forget.results import Affected, ForgetResult
 from orma_proxy.store import (
     Connection,
@@ -32,7 +35,7 @@ from orma_proxy.store import (
 async def release(
     db: Database,
     query: str,
-    vector: Vectors,
+    vector: Vectors | None,
     space: str,
     *,
     threshold: float,
@@ -41,16 +44,17 @@ async def release(
 ) -> ForgetResult:
     """Hide the topic of ``query`` in ``space``; nothing matching means nothing written."""
 
-    def find(conn: Connection) -> tuple[Affected, tuple[str, ...]]:
-        found = topic(conn, space, query, vector, threshold=threshold, max_items=max_items)
-        return found, tuple(sentence_texts(conn, found.sentences))
+    def find(conn: Connection) -> Topic:
+        return topic(conn, space, query, vector, threshold=threshold, max_items=max_items)
 
     if dry_run:
-        found, preview = await db.reader.execute_fn(find)
-        return ForgetResult("release", space, True, found, preview)
+        seen = await db.reader.execute_fn(find)
+        return ForgetResult("release", space, True, seen.affected, seen.preview)
 
     def job(conn: Connection) -> ForgetResult:
-        found, preview = find(conn)
+        seen = find(conn)
+        preview = seen.preview
+        found = replace(seen, sentences=cut_lines(conn, seen.sentences, seen.cuts)).affected
         if not found.count:
             return ForgetResult("release", space, False, found)
         now = time.time()

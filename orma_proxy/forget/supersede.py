@@ -1,12 +1,16 @@
 """``supersede(old, new)``: the user corrects a fact.
 
-The correction is stored as a normal note episode; every line saying ``old``
-is marked ``superseded_by`` it (recall never shows those lines again), and the
-active states holding ``old`` are closed as ``corrected``. A state named by id,
-or whose value is ``old`` itself, is replaced at once by a state of the same
-slot with the new text as its value, so the next recall already answers with
-it; ``orma facts --history`` keeps the old one. A second correction of the new
-value closes that state in turn, so only the last value stays current.
+``old`` is a description ("Meera's employer", "my previous address", "Pune")
+or a state id. The correction is stored as a normal note episode; every line
+it describes is marked ``superseded_by`` it (recall never shows those lines
+again; a line holding another kind of fact too is cut at its clauses first, so
+only the described clause goes), and the active states holding it are closed
+as ``corrected``. A state named by id, by its value, or as the described
+person's described kind of fact is replaced at once by a state of the same slot
+with the new text as its value, so the next recall already answers with it;
+the correction's episode records which person and kind it corrects, so a
+second correction of the same person and kind finds the first (drift), before
+sleep has made a state of it. ``orma facts --history`` keeps the old ones.
 """
 
 from __future__ import annotations
@@ -27,17 +31,15 @@ from orma_proxy.facts import (
     link_state,
 )
 from orma_proxy.forget.audit import write_audit
-from orma_proxy.forget.match import Correction, correction
+from orma_proxy.forget.match import correction, cut_lines
 from orma_proxy.forget.results import ForgetResult
 from orma_proxy.store import (
-    Connection,
     Database,
     NewEpisode,
     connection_of,
     first_sentence,
     insert_episode,
     mark_superseded,
-    sentence_texts,
 )
 from orma_proxy.text.segment import split_sentences
 
@@ -47,35 +49,29 @@ async def supersede(
 ) -> ForgetResult:
     """Correct ``old`` (a text, or a state id) to ``new`` in ``space``; see the module docstring."""
 
-    def find(conn: Connection) -> tuple[Correction, tuple[str, ...]]:
-        found = correction(conn, space, old)
-        return found, tuple(sentence_texts(conn, found.sentences))
-
     if dry_run:
-        found, preview = await db.reader.execute_fn(find)
-        return ForgetResult("supersede", space, True, found.affected, preview)
+        found = await db.reader.execute_fn(lambda conn: correction(conn, space, old))
+        return ForgetResult("supersede", space, True, found.affected, found.preview)
     now = time.time()
-    episode = NewEpisode(
-        space=space,
-        role="note",
-        text=new,
-        said_at=now,
-        created_at=now,
-        metadata={"orma": SUPERSEDE_MARK},
-    )
     segments = split_sentences(new, config.max_sentence_chars)
 
     # An async job: storing the episode and writing states are async steps (for now).
     async def job(conn: aiosqlite.Connection) -> ForgetResult:
         raw = connection_of(conn)
-        found, preview = find(raw)
+        found = correction(raw, space, old)
         if not found.sentences and not found.states:
             raise InputError(
                 f"nothing in space {space!r} says {old!r}; nothing was changed "
                 "(`orma add` stores a new fact)"
             )
+        metadata: dict[str, object] = {"orma": SUPERSEDE_MARK}
+        if found.corrects is not None:
+            metadata["corrects"] = found.corrects.as_json()
+        episode = NewEpisode(
+            space=space, role="note", text=new, said_at=now, created_at=now, metadata=metadata
+        )
         episode_id = await insert_episode(conn, episode, segments)
-        mark_superseded(raw, found.sentences, episode_id)
+        mark_superseded(raw, cut_lines(raw, found.sentences, found.cuts), episode_id)
         first_line = first_sentence(raw, episode_id)
         value = " ".join(new.split())
         for target in found.states:
@@ -93,7 +89,7 @@ async def supersede(
             space,
             False,
             found.affected,
-            preview,
+            found.preview,
             audit_id=audit_id,
             episode_id=episode_id,
         )

@@ -10,7 +10,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from orma_proxy.errors import InputError, ProxyError, ReadOnlyError
+from orma_proxy.errors import AmbiguousDescriptionError, InputError, ProxyError, ReadOnlyError
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +51,18 @@ async def input_error(request: Request, exc: Exception) -> Response:
     return error_response(400, str(exc), "invalid_request_error", "invalid_request")
 
 
+async def ambiguous_error(request: Request, exc: Exception) -> Response:
+    """A forgetting request that could mean several things: 409, with what it could mean."""
+    assert isinstance(exc, AmbiguousDescriptionError)
+    error = {
+        "message": str(exc),
+        "type": "invalid_request_error",
+        "code": "ambiguous_description",
+        "candidates": exc.candidates,
+    }
+    return JSONResponse({"error": error}, status_code=409)
+
+
 async def read_only_error(request: Request, exc: Exception) -> Response:
     """A write to a database this server may only read (``orma viz`` of another's file)."""
     return error_response(403, str(exc), "invalid_request_error", "read_only_database")
@@ -71,6 +83,7 @@ async def http_error(request: Request, exc: Exception) -> Response:
 
 EXCEPTION_HANDLERS = {
     ProxyError: proxy_error,
+    AmbiguousDescriptionError: ambiguous_error,
     InputError: input_error,
     ReadOnlyError: read_only_error,
     httpx.HTTPError: upstream_error,

@@ -29,7 +29,9 @@ from orma_proxy.store.erase import Erasure, erase_episodes
 from orma_proxy.store.jobs import as_sync, connection_of
 from orma_proxy.store.noise import refresh_floor
 from orma_proxy.store.passages import (
+    StoredLine,
     current_sentences,
+    episode_texts,
     episodes_in_space,
     episodes_saying,
     first_sentence,
@@ -38,6 +40,7 @@ from orma_proxy.store.passages import (
     sentence_texts,
     sentences_of_episodes,
     sentences_saying,
+    space_lines,
 )
 from orma_proxy.store.releases import (
     Release,
@@ -56,6 +59,7 @@ from orma_proxy.store.sentences import (
     move_citations,
     optimize_sentence_indexes,
     reindex_sentences,
+    split_sentence,
 )
 from orma_proxy.store.splits import (
     SplitEpisode,
@@ -123,6 +127,7 @@ __all__ = [
     "SleepBatch",
     "SplitEpisode",
     "SplitSentence",
+    "StoredLine",
     "Tombstone",
     "VectorIndex",
     "Writer",
@@ -141,6 +146,7 @@ __all__ = [
     "delete_sentences",
     "episode_ids",
     "episode_sentences",
+    "episode_texts",
     "episodes_in_space",
     "episodes_saying",
     "erase_episodes",
@@ -183,8 +189,10 @@ __all__ = [
     "sentences_released_by",
     "sentences_saying",
     "snapshot",
+    "space_lines",
     "space_tag",
     "split_episode",
+    "split_sentence",
     "store_vectors",
     "tombstones_since",
 ]

@@ -8,14 +8,16 @@ is concerned; ``store/tombstones.py`` matches the same way.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
 from orma_proxy.embed.base import Vectors
 from orma_proxy.store.connect import Connection
 from orma_proxy.store.episodes import space_tag
-from orma_proxy.store.rows import IN_IDS, id_list, int_column, named_rows
+from orma_proxy.store.rows import IN_IDS, as_record, id_list, int_column, iter_named, named_rows
 
 
 def sentence_texts(conn: Connection, sentence_ids: Iterable[int]) -> list[str]:
@@ -110,3 +112,48 @@ def mark_superseded(conn: Connection, sentence_ids: Iterable[int], episode_id: i
 def first_sentence(conn: Connection, episode_id: int) -> int:
     """The first sentence of episode ``episode_id`` (one that has sentences)."""
     return int_column(conn, "SELECT min(id) FROM sentences WHERE episode_id = ?", (episode_id,))[0]
+
+
+@dataclass(frozen=True)
+class StoredLine:
+    """A sentence with what a forgetting request is judged on: who said it, when, its marks."""
+
+    id: int
+    episode_id: int
+    start: int
+    text: str
+    role: str
+    speaker: str | None
+    said_at: float
+    hidden: bool  # superseded or released
+    corrects: object  # a correction's note: the subject it recorded (JSON), else None
+
+
+def space_lines(conn: Connection, space: str, *, hidden: bool) -> Iterator[StoredLine]:
+    """Every sentence of ``space`` in id order (with ``hidden``, superseded and released too).
+
+    A forgetting request is judged on every line by rules in Python (names as
+    whole words, stems, identifiers in any spelling), which no index answers;
+    the rows stream, so a large space is read once without being held.
+    """
+    shown = "" if hidden else "AND s.superseded_by IS NULL AND s.released_by IS NULL "
+    rows = iter_named(
+        conn,
+        "SELECT s.id, s.episode_id, s.start, s.text, e.role, e.said_at, "
+        "json_extract(e.metadata, '$.speaker') AS speaker, "
+        "json_extract(e.metadata, '$.corrects') AS corrects, "
+        "(s.superseded_by IS NOT NULL OR s.released_by IS NOT NULL) AS hidden "
+        "FROM sentences s JOIN episodes e ON e.id = s.episode_id "
+        f"WHERE s.space = ? {shown}ORDER BY s.id",
+        (space,),
+    )
+    for r in rows:
+        corrects = json.loads(r["corrects"]) if r["corrects"] else None
+        yield as_record(StoredLine, r, hidden=bool(r["hidden"]), corrects=corrects)
+
+
+def episode_texts(conn: Connection, space: str) -> Iterator[tuple[int, str]]:
+    """Every episode of ``space`` as (id, text), in id order: what a purge scans for identifiers."""
+    sql = "SELECT id, text FROM episodes WHERE space = ? ORDER BY id"
+    for r in iter_named(conn, sql, (space,)):
+        yield int(r["id"]), str(r["text"])

@@ -116,3 +116,37 @@ def reindex_sentences(conn: Connection) -> None:
     conn.execute("DELETE FROM sentence_vectors")
     conn.execute("DELETE FROM space_stats")
     conn.execute("UPDATE sentences SET embedded = 0")
+
+
+def split_sentence(
+    conn: Connection, sentence_id: int, cuts: Sequence[tuple[int, int]]
+) -> list[int]:
+    """Sentence ``sentence_id`` as several, one per span of its text (offsets in the sentence).
+
+    The words stay exactly as stored: each new sentence is a span of the same
+    episode, with the old one's marks; the spans between cuts (a joining space)
+    belong to no sentence. What cited the old sentence cites the first new one;
+    sentences after it in the episode move down. Vectors follow from the
+    indexer. The new ids, in the order of ``cuts``.
+    """
+    row = conn.execute(
+        "SELECT episode_id, space, position, start, text, space_tag, superseded_by, released_by "
+        "FROM sentences WHERE id = ?",
+        (sentence_id,),
+    ).fetchone()
+    if row is None:
+        raise KeyError(sentence_id)
+    episode_id, space, position, start, text, tag, superseded_by, released_by = row
+    conn.execute(
+        "UPDATE sentences SET position = position + ? WHERE episode_id = ? AND position > ?",
+        (len(cuts) - 1, episode_id, position),
+    )
+    pieces = [
+        NewSentence(episode_id, space, tag, position + i, start + a, text[a:b],
+                    superseded_by, released_by)
+        for i, (a, b) in enumerate(cuts)
+    ]  # fmt: skip
+    ids = insert_sentences(conn, pieces)
+    move_citations(conn, sentence_id, ids[0])
+    delete_sentences(conn, [sentence_id])
+    return ids

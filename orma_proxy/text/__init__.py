@@ -11,6 +11,7 @@ from orma_proxy.text.attributes import (
     evidence_of,
     group_stems,
     groups_of,
+    state_attributes,
     stem,
     stems,
 )
@@ -45,6 +46,7 @@ __all__ = [
     "same",
     "split_said",
     "split_sentences",
+    "state_attributes",
     "stem",
     "stems",
 ]

@@ -20,6 +20,7 @@ __all__ = [
     "evidence_of",
     "group_stems",
     "groups_of",
+    "state_attributes",
     "stem",
     "stems",
 ]
@@ -62,22 +63,33 @@ EVIDENCE = _table(
         "diet": "vegetarian vegan meat sugar gluten dairy keto fast snack egg",
         "drink": "coffee tea chai latte juice beer wine alcohol soda smoothie milk water",
         "health": "asthma diabetes diabetic cancer pregnant blood pressure fever flu migraine",
+        "hobby": "chess baking painting hiking gardening knitting photography guitar piano "
+        "violin yoga running cycling climbing bouldering birdwatching reading pottery "
+        "swimming dancing fishing surfing trekking drawing sketching woodworking",
+        "work": "engineer analyst developer designer teacher nurse lawyer accountant architect "
+        "consultant scientist researcher intern founder freelancer",
     }
 )
 
-# The state attributes (as sleep names them) each group covers.
-STATE_ATTRIBUTES: dict[str, frozenset[str]] = {
-    "work": frozenset({"employer", "job_title"}),
-    "home": frozenset({"home_city", "hometown", "address"}),
-    "diet": frozenset({"diet", "likes", "prefers"}),
-    "drink": frozenset({"drink", "likes", "prefers"}),
-    "health": frozenset({"allergy", "condition", "medical_condition", "medication"}),
-    "phone": frozenset({"phone", "phone_number"}),
-    "email": frozenset({"email"}),
-    "birthday": frozenset({"birthday", "date_of_birth"}),
-    "hobby": frozenset({"hobby", "likes"}),
-    "name": frozenset({"name"}),
+# The state attributes (as sleep names them) each group covers; the first is the
+# one a correction by description writes.
+STATE_ATTRIBUTES: dict[str, tuple[str, ...]] = {
+    "work": ("employer", "job_title"),
+    "home": ("home_city", "hometown", "address"),
+    "diet": ("diet", "likes", "prefers"),
+    "drink": ("drink", "likes", "prefers"),
+    "health": ("medical_condition", "allergy", "condition", "medication"),
+    "phone": ("phone_number", "phone"),
+    "email": ("email",),
+    "birthday": ("birthday", "date_of_birth"),
+    "hobby": ("hobby", "likes"),
+    "name": ("name",),
 }
+
+
+def state_attributes(group: str) -> tuple[str, ...]:
+    """The state attributes a kind of fact covers; a kind sleep never names is its own."""
+    return STATE_ATTRIBUTES.get(group, (group,))
 
 
 def stem(word: str) -> str:
