@@ -20,9 +20,27 @@ from orma_proxy.facts.entities import (
     linked_entities,
     links_of_entity,
 )
-from orma_proxy.facts.events import EVENTS, EVENTS_WITH_TIMES, Event, event_from, list_events
+from orma_proxy.facts.events import (
+    EVENTS,
+    EVENTS_WITH_TIMES,
+    Event,
+    NewEvent,
+    event_from,
+    insert_event,
+    list_events,
+)
 from orma_proxy.facts.marks import CORRECTED, FORBID_MARK, FORGOTTEN, SUPERSEDE_MARK
+from orma_proxy.facts.redo import HandRule, HandState, clear_facts, hand_rules, hand_states
 from orma_proxy.facts.rules import FORBIDDEN_PREFIX, RULE_SQL, is_rule
+from orma_proxy.facts.slots import (
+    Slot,
+    SlotState,
+    active_in_slot,
+    forgotten_values,
+    is_active,
+    rehearse,
+    rule_from_line,
+)
 from orma_proxy.facts.spaces import SpaceSize, graph_version, space_sizes
 from orma_proxy.facts.states import (
     ANY_STATES,
@@ -38,6 +56,7 @@ from orma_proxy.facts.states import (
     state_from,
 )
 from orma_proxy.facts.times import ItemTimes, item_times
+from orma_proxy.facts.vocabulary import current_value, known_attributes, known_entities
 from orma_proxy.store.select import Row, Select
 
 __all__ = [
@@ -56,22 +75,37 @@ __all__ = [
     "Entity",
     "EntityLink",
     "Event",
+    "HandRule",
+    "HandState",
     "ItemTimes",
+    "NewEvent",
     "NewState",
     "Row",
     "Select",
+    "Slot",
+    "SlotState",
     "SpaceSize",
     "State",
+    "active_in_slot",
+    "clear_facts",
     "close_state",
+    "current_value",
     "entity_by_id",
     "entity_id",
     "entity_links",
     "entity_names",
     "event_from",
+    "forgotten_values",
     "graph_version",
+    "hand_rules",
+    "hand_states",
+    "insert_event",
     "insert_state",
+    "is_active",
     "is_rule",
     "item_times",
+    "known_attributes",
+    "known_entities",
     "link_event",
     "link_state",
     "linked_entities",
@@ -79,6 +113,8 @@ __all__ = [
     "list_events",
     "list_facts",
     "predecessors",
+    "rehearse",
+    "rule_from_line",
     "space_sizes",
     "state_by_id",
     "state_from",

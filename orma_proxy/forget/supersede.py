@@ -29,6 +29,7 @@ from orma_proxy.forget.audit import write_audit
 from orma_proxy.forget.match import IN_IDS, Correction, StateTarget, correction, ids_json
 from orma_proxy.forget.match import sentence_texts as texts
 from orma_proxy.forget.results import ForgetResult
+from orma_proxy.store import connection_of
 from orma_proxy.store.database import Database
 from orma_proxy.store.episodes import NewEpisode, insert_episode
 from orma_proxy.text.segment import split_sentences
@@ -102,7 +103,7 @@ async def _mark(
         successor = None
         if state.replace:
             successor = await _replacement(conn, space, state, value, first_line, episode_id, now)
-        await close_state(conn, state.id, successor, now, CORRECTED)
+        close_state(connection_of(conn), state.id, successor, now, CORRECTED)
 
 
 async def _replacement(
@@ -130,6 +131,6 @@ async def _replacement(
         episode_id=episode_id,
         created_at=now,
     )
-    new_id = await insert_state(conn, new)
-    await link_state(conn, space, state.entity_id, new_id, value, now)
+    new_id = insert_state(connection_of(conn), new)
+    link_state(connection_of(conn), space, state.entity_id, new_id, value, now)
     return new_id

@@ -20,15 +20,12 @@ import time
 from dataclasses import dataclass
 from functools import partial
 
-import aiosqlite
-
 from orma_proxy.config import OrmaConfig
 from orma_proxy.facts import link_event, link_state
 from orma_proxy.store import (
     Connection,
     Database,
     NewSentence,
-    as_sync,
     delete_sentences,
     insert_sentences,
     move_citations,
@@ -136,21 +133,21 @@ def _marks(olds: list[_Old], seg: Segment) -> tuple[int | None, int | None]:
 def _reindex(conn: Connection) -> tuple[int, int]:
     """FTS rebuilt from the sentences, vectors dropped, graph re-linked: (sentences, links)."""
     reindex_sentences(conn)
-    as_sync(_relink)(conn)
+    _relink(conn)
     counts = conn.execute(
         "SELECT (SELECT count(*) FROM sentences), (SELECT count(*) FROM entity_links)"
     ).fetchone()
     return int(counts[0]), int(counts[1])
 
 
-async def _relink(conn: aiosqlite.Connection) -> None:
+def _relink(conn: Connection) -> None:
     """The entity graph linked again from every state and event."""
-    await conn.execute("DELETE FROM entity_links")
+    conn.execute("DELETE FROM entity_links")
     now = time.time()
-    for r in await conn.execute_fetchall("SELECT id, space, entity_id, value FROM states"):
-        await link_state(conn, str(r[1]), int(r[2]), int(r[0]), str(r[3]), now)
-    for r in await conn.execute_fetchall("SELECT id, space, what, who FROM events"):
-        await link_event(conn, str(r[1]), int(r[0]), str(r[2]), _names(str(r[3])), now)
+    for r in conn.execute("SELECT id, space, entity_id, value FROM states").fetchall():
+        link_state(conn, str(r[1]), int(r[2]), int(r[0]), str(r[3]), now)
+    for r in conn.execute("SELECT id, space, what, who FROM events").fetchall():
+        link_event(conn, str(r[1]), int(r[0]), str(r[2]), _names(str(r[3])), now)
 
 
 def _names(who: str) -> list[str]:

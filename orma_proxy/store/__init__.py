@@ -1,9 +1,27 @@
 """SQLite storage: connections, migrations, the single writer, episodes and vectors."""
 
 from orma_proxy.store.backup import backup
-from orma_proxy.store.batches import SleepBatch, last_batch
+from orma_proxy.store.batches import (
+    BatchRecord,
+    RejectedItem,
+    SleepBatch,
+    last_batch,
+    record_batch,
+    record_rejections,
+)
 from orma_proxy.store.compact import compact
 from orma_proxy.store.connect import Connection, DatabaseError, open_sync
+from orma_proxy.store.consolidation import (
+    Backlog,
+    EpisodeSize,
+    backlog,
+    backlogs,
+    clear_consolidation,
+    episode_spaces,
+    episodes_after,
+    move_watermark,
+    watermark_of,
+)
 from orma_proxy.store.database import Database
 from orma_proxy.store.episodes import (
     ROLES,
@@ -20,6 +38,7 @@ from orma_proxy.store.episodes import (
 )
 from orma_proxy.store.erase import Erasure, erase_episodes
 from orma_proxy.store.jobs import as_sync, connection_of
+from orma_proxy.store.leases import Lease, claim_lease, drop_lease, lease_of
 from orma_proxy.store.noise import refresh_floor
 from orma_proxy.store.select import Row, Select
 from orma_proxy.store.sentences import (
@@ -31,6 +50,7 @@ from orma_proxy.store.sentences import (
     reindex_sentences,
 )
 from orma_proxy.store.threads import Reader, execute_fn, open_async
+from orma_proxy.store.transcript import first_sentence_id, said_before, sentence_row, transcript
 from orma_proxy.store.vector_index import VectorIndex
 from orma_proxy.store.vectors import (
     INDEX_NEAREST_SQL,
@@ -53,14 +73,19 @@ __all__ = [
     "ROLES",
     "SPEAKERS_SQL",
     "VEC_TABLE",
+    "Backlog",
+    "BatchRecord",
     "Connection",
     "Database",
     "DatabaseError",
+    "EpisodeSize",
     "Erasure",
+    "Lease",
     "NewEpisode",
     "NewSentence",
     "Reader",
     "RecentEpisode",
+    "RejectedItem",
     "Row",
     "Select",
     "SentenceRow",
@@ -68,18 +93,28 @@ __all__ = [
     "VectorIndex",
     "Writer",
     "as_sync",
+    "backlog",
+    "backlogs",
     "backup",
     "cited_sentence",
+    "claim_lease",
+    "clear_consolidation",
     "compact",
     "connection_of",
     "delete_sentences",
+    "drop_lease",
+    "episode_spaces",
+    "episodes_after",
     "erase_episodes",
     "execute_fn",
     "fetch_sentences",
+    "first_sentence_id",
     "insert_episode",
     "insert_sentences",
     "last_batch",
+    "lease_of",
     "move_citations",
+    "move_watermark",
     "nearest_params",
     "open_async",
     "open_sync",
@@ -87,10 +122,16 @@ __all__ = [
     "pending_between",
     "pending_sentences",
     "recent_episodes",
+    "record_batch",
+    "record_rejections",
     "refresh_floor",
     "refusal",
     "reindex_sentences",
+    "said_before",
     "sentence_ranges",
+    "sentence_row",
     "space_tag",
     "store_vectors",
+    "transcript",
+    "watermark_of",
 ]
