@@ -28,7 +28,15 @@ from orma_proxy.facts.entities import (
     linked_entities,
     links_of_entity,
 )
-from orma_proxy.facts.events import EVENTS, EVENTS_WITH_TIMES, Event, event_from, list_events
+from orma_proxy.facts.events import (
+    EVENTS,
+    EVENTS_WITH_TIMES,
+    Event,
+    NewEvent,
+    event_from,
+    insert_event,
+    list_events,
+)
 from orma_proxy.facts.graph import (
     EventToLink,
     StateToLink,
@@ -45,7 +53,17 @@ from orma_proxy.facts.open_states import (
     active_states_valued,
     unreleased_state,
 )
+from orma_proxy.facts.redo import HandRule, HandState, clear_facts, hand_rules, hand_states
 from orma_proxy.facts.rules import FORBIDDEN_PREFIX, RULE_SQL, is_rule
+from orma_proxy.facts.slots import (
+    Slot,
+    SlotState,
+    active_in_slot,
+    forgotten_values,
+    is_active,
+    rehearse,
+    rule_from_line,
+)
 from orma_proxy.facts.spaces import SpaceSize, graph_version, space_sizes
 from orma_proxy.facts.states import (
     ANY_STATES,
@@ -61,6 +79,7 @@ from orma_proxy.facts.states import (
     state_from,
 )
 from orma_proxy.facts.times import ItemTimes, item_times
+from orma_proxy.facts.vocabulary import current_value, known_attributes, known_entities
 from orma_proxy.store.select import Row, Select
 
 __all__ = [
@@ -81,20 +100,28 @@ __all__ = [
     "EntityLink",
     "Event",
     "EventToLink",
+    "HandRule",
+    "HandState",
     "ItemTimes",
+    "NewEvent",
     "NewState",
     "OpenState",
     "Row",
     "Select",
+    "Slot",
+    "SlotState",
     "SpaceSize",
     "State",
     "StateToLink",
+    "active_in_slot",
     "active_states_citing",
     "active_states_of",
     "active_states_valued",
+    "clear_facts",
     "clear_links",
     "close_state",
     "count_links",
+    "current_value",
     "drawn_from_episodes",
     "drawn_from_lines",
     "entity_by_id",
@@ -103,10 +130,17 @@ __all__ = [
     "entity_names",
     "event_from",
     "events_to_link",
+    "forgotten_values",
     "graph_version",
+    "hand_rules",
+    "hand_states",
+    "insert_event",
     "insert_state",
+    "is_active",
     "is_rule",
     "item_times",
+    "known_attributes",
+    "known_entities",
     "link_event",
     "link_state",
     "linked_entities",
@@ -115,7 +149,9 @@ __all__ = [
     "list_facts",
     "mark_drawn_released",
     "predecessors",
+    "rehearse",
     "released_drawn",
+    "rule_from_line",
     "space_sizes",
     "state_by_id",
     "state_from",

@@ -3,7 +3,8 @@
 Every state is linked to its holder and every event to the people it
 involves, and both to the names they mention ("Dr. Rao", "Kothrud"). Sleep
 writes the links as it applies a batch, a correction as it replaces a state,
-``orma rebuild`` when it rebuilds them all; the viz page reads them here.
+``orma rebuild`` when it rebuilds them all (plain sync functions of the
+connection, run inside a write job); the viz page reads them here.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 
 import aiosqlite
 
+from orma_proxy.store import Connection
 from orma_proxy.store.select import Row, Select
 from orma_proxy.text.names import names_in
 
@@ -34,63 +36,51 @@ __all__ = [
 USER = "user"
 
 
-async def entity_id(
-    conn: aiosqlite.Connection, space: str, name: str, kind: str, now: float
-) -> int:
+def entity_id(conn: Connection, space: str, name: str, kind: str, now: float) -> int:
     """The id of entity ``name`` in ``space``, created if new."""
-    await conn.execute(
+    conn.execute(
         "INSERT INTO entities (space, name, kind, created_at) VALUES (?, ?, ?, ?) "
         "ON CONFLICT (space, name) DO NOTHING",
         (space, name, "user" if name == USER else kind, now),
     )
-    cursor = await conn.execute(
+    row = conn.execute(
         "SELECT id FROM entities WHERE space = ? AND name = ?", (space, name)
-    )
-    row = await cursor.fetchone()
+    ).fetchone()
     assert row is not None
     return int(row[0])
 
 
-async def _link(
-    conn: aiosqlite.Connection, space: str, entity: int, kind: str, target: int
-) -> None:
-    await conn.execute(
+def _link(conn: Connection, space: str, entity: int, kind: str, target: int) -> None:
+    conn.execute(
         "INSERT OR IGNORE INTO entity_links (entity_id, kind, target_id, space) "
         "VALUES (?, ?, ?, ?)",
         (entity, kind, target, space),
     )
 
 
-async def _link_names(
-    conn: aiosqlite.Connection, space: str, text: str, kind: str, target: int, now: float
+def _link_names(
+    conn: Connection, space: str, text: str, kind: str, target: int, now: float
 ) -> None:
     """Link the people and places a value or event names ('Dr. Rao', 'Kothrud')."""
     for name in names_in(text):
-        await _link(conn, space, await entity_id(conn, space, name, "thing", now), kind, target)
+        _link(conn, space, entity_id(conn, space, name, "thing", now), kind, target)
 
 
-async def link_state(
-    conn: aiosqlite.Connection, space: str, holder: int, state_id: int, value: str, now: float
+def link_state(
+    conn: Connection, space: str, holder: int, state_id: int, value: str, now: float
 ) -> None:
     """Link a state to its holder and to the names its value mentions (also ``orma rebuild``)."""
-    await _link(conn, space, holder, "state", state_id)
-    await _link_names(conn, space, value, "state", state_id, now)
+    _link(conn, space, holder, "state", state_id)
+    _link_names(conn, space, value, "state", state_id, now)
 
 
-async def link_event(
-    conn: aiosqlite.Connection,
-    space: str,
-    event_id: int,
-    what: str,
-    who: Iterable[str],
-    now: float,
+def link_event(
+    conn: Connection, space: str, event_id: int, what: str, who: Iterable[str], now: float
 ) -> None:
     """Link an event to the people it involves and the names it mentions."""
     for person in who:
-        await _link(
-            conn, space, await entity_id(conn, space, person, "person", now), "event", event_id
-        )
-    await _link_names(conn, space, what, "event", event_id, now)
+        _link(conn, space, entity_id(conn, space, person, "person", now), "event", event_id)
+    _link_names(conn, space, what, "event", event_id, now)
 
 
 @dataclass(frozen=True)

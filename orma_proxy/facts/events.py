@@ -2,7 +2,7 @@
 
 Every read of an event goes through the SELECTs here: a released event
 (``orma release``) and one drawn from a corrected line (``supersede``) never
-come back.
+come back. Sleep stores them (``insert_event``, inside its write job).
 """
 
 from __future__ import annotations
@@ -12,9 +12,18 @@ from dataclasses import dataclass
 
 import aiosqlite
 
+from orma_proxy.store import Connection
 from orma_proxy.store.select import Row, Select
 
-__all__ = ["EVENTS", "EVENTS_WITH_TIMES", "Event", "event_from", "list_events"]
+__all__ = [
+    "EVENTS",
+    "EVENTS_WITH_TIMES",
+    "Event",
+    "NewEvent",
+    "event_from",
+    "insert_event",
+    "list_events",
+]
 
 
 @dataclass(frozen=True)
@@ -83,3 +92,36 @@ async def list_events(conn: aiosqlite.Connection, space: str) -> list[Event]:
         EVENTS.sql + "WHERE v.space = ? ORDER BY v.date IS NULL, v.date, v.id", (space,)
     )
     return [event_from(r) for r in EVENTS.all_named(rows)]
+
+
+@dataclass(frozen=True)
+class NewEvent:
+    """An event to store: what happened, its resolved date, who took part, the line it cites."""
+
+    space: str
+    what: str
+    when_text: str
+    date: str | None  # ISO date, resolved to ``precision``
+    precision: str | None
+    who: tuple[str, ...]
+    sentence_id: int
+    episode_id: int
+    created_at: float
+
+
+def insert_event(conn: Connection, event: NewEvent) -> int | None:
+    """Store ``event``; its id, or None if its line already gave this very event."""
+    seen = conn.execute(
+        "SELECT 1 FROM events WHERE space = ? AND sentence_id = ? AND what = ?",
+        (event.space, event.sentence_id, event.what),
+    ).fetchone()
+    if seen is not None:
+        return None
+    cursor = conn.execute(
+        "INSERT INTO events (space, what, when_text, date, precision, who, sentence_id, "
+        "episode_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (event.space, event.what, event.when_text, event.date, event.precision,
+         json.dumps(list(event.who), ensure_ascii=False), event.sentence_id, event.episode_id,
+         event.created_at),
+    )  # fmt: skip
+    return int(cursor.lastrowid)

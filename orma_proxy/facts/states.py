@@ -1,8 +1,9 @@
 """States: what holds (or held) for an entity, with the line each one cites.
 
-Sleep and forgetting write them; recall, the SDK and the viz page read them
-through the SELECTs here, and every read of a state goes through them: a
-released state (``orma release``) never comes back unless asked for.
+Sleep and forgetting write them (plain sync functions of the connection, run
+inside a write job); recall, the SDK and the viz page read them through the
+SELECTs here, and every read of a state goes through them: a released state
+(``orma release``) never comes back unless asked for.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from datetime import UTC, datetime
 
 import aiosqlite
 
+from orma_proxy.store import Connection
 from orma_proxy.store.select import Row, Select
 
 __all__ = [
@@ -188,9 +190,9 @@ class NewState:
     created_at: float
 
 
-async def insert_state(conn: aiosqlite.Connection, state: NewState) -> int:
+def insert_state(conn: Connection, state: NewState) -> int:
     """Store ``state``; returns its id (sleep's apply step and a user's correction)."""
-    row = await conn.execute_insert(
+    cursor = conn.execute(
         "INSERT INTO states (space, entity_id, attribute, value, condition, prohibited, active, "
         "since, stated_at, valid_from, sentence_id, episode_id, created_at) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -210,19 +212,18 @@ async def insert_state(conn: aiosqlite.Connection, state: NewState) -> int:
             state.created_at,
         ),
     )
-    assert row is not None
-    return int(row[0])
+    return int(cursor.lastrowid)
 
 
-async def close_state(
-    conn: aiosqlite.Connection,
+def close_state(
+    conn: Connection,
     state_id: int,
     superseded_by: int | None,
     valid_to: float | None,
     reason: str,
 ) -> None:
     """Close a state; without ``valid_to`` it ends where its successor begins."""
-    await conn.execute(
+    conn.execute(
         "UPDATE states SET active = 0, superseded_by = ?, end_reason = ?, valid_to = "
         "coalesce(?, (SELECT n.valid_from FROM states n WHERE n.id = ?)) WHERE id = ?",
         (superseded_by, reason, valid_to, superseded_by, state_id),

@@ -27,6 +27,7 @@ from orma_proxy.text import (
     find_identifiers,
     group_stems,
     groups_of,
+    has_cjk,
     same,
     stem,
     stems,
@@ -52,6 +53,13 @@ _FILLER = frozenset(
 _RELATIONS = frozenset(
     """ex sister brother mother father mom mum dad son daughter wife husband partner friend
     colleague boss manager cousin aunt uncle grandma grandpa neighbour neighbor""".split()  # noqa: SIM905
+)
+# A description that says "does not" means a line that says so, not its opposite.
+_NEGATIONS = frozenset(
+    "not don't doesn't didn't never no won't can't cannot isn't aren't wasn't".split()  # noqa: SIM905
+)
+_NEGATED = re.compile(
+    r"(?i)(?<![\w'])(?:not|no|never|none|nothing|cannot|\w+n't|no longer)(?![\w'])"
 )
 _CLAUSE_CUT = re.compile(r"\s*;\s*|,?\s+(?:and|but|while|whereas)\s+(?=\w)", re.I)
 
@@ -102,6 +110,8 @@ class Description:
     user: bool = False
     groups: frozenset[str] = frozenset()
     values: frozenset[str] = frozenset()  # stems that must all be in the line
+    phrases: frozenset[str] = frozenset()  # CJK text that must be in the line (no spaces)
+    negated: bool = False  # "user does not drink coffee": only lines that say "not"
     when: When = "any"
 
     @property
@@ -113,15 +123,17 @@ class Description:
 
     @property
     def empty(self) -> bool:
-        return not (self.identifiers or self.names or self.user or self.groups or self.values)
+        named = self.identifiers or self.names or self.user or self.groups
+        return not (named or self.values or self.phrases)
 
     def summary(self) -> str:
         """How the description was read, for dry runs and errors (no identifier's value)."""
         parts = [f"{len(self.identifiers)} identifier(s)"] if self.identifiers else []
         parts += [f"person {n!r}" for n in self.names] + (["the user"] if self.user else [])
         parts += [f"kind {g}" for g in sorted(self.groups)]
-        parts += [f"word {v!r}" for v in sorted(self.values)]
+        parts += [f"word {v!r}" for v in sorted(self.values | self.phrases)]
         parts += [f"{self.when} only"] if self.when != "any" else []
+        parts += ["said in the negative"] if self.negated else []
         return ", ".join(parts) or "nothing"
 
     def names_in(self, line: Line) -> bool:
@@ -143,7 +155,9 @@ class Description:
         words = stems(line.text)
         if self.groups and not linked and not words & group_stems(self.groups):
             return False
-        return self.values <= words
+        if self.negated and not _NEGATED.search(line.text):
+            return False
+        return self.values <= words and all(p in line.text for p in self.phrases)
 
     def clause_cuts(self, text: str) -> list[tuple[int, int, bool]]:
         """``text``'s clauses as (start, end, in scope), or one clause when it can't be cut.
@@ -208,14 +222,20 @@ def describe(text: str) -> Description:
     user = False
     groups: set[str] = set()
     values: set[str] = set()
+    phrases: set[str] = set()
     relations: set[str] = set()
+    negated = False
     when: When = "any"
     previous_token_was_name = False
     for m in _TOKEN.finditer(text):
         raw = m[0].removesuffix("'s").removesuffix("’s")
         word = raw.lower()
         is_name = False
-        if word in _PREVIOUS:
+        if has_cjk(raw):
+            phrases.add(raw)
+        elif word in _NEGATIONS:
+            negated = True
+        elif word in _PREVIOUS:
             when = "previous"
         elif word in _CURRENT:
             when = "current" if when == "any" else when
@@ -244,5 +264,7 @@ def describe(text: str) -> Description:
         user=user and not names,
         groups=frozenset(groups),
         values=frozenset(values),
+        phrases=frozenset(phrases),
         when=when,
+        negated=negated,
     )

@@ -23,7 +23,7 @@ from orma_proxy.errors import AmbiguousDescriptionError, InputError
 from orma_proxy.facts import USER, OpenState, active_states_of
 from orma_proxy.forget.describe import Description, Line, Subject, describe, full_names
 from orma_proxy.store import Connection, StoredLine, episode_texts, space_lines
-from orma_proxy.text import find_identifiers, same, state_attributes
+from orma_proxy.text import find_identifiers, has_cjk, same, state_attributes
 
 __all__ = ["Scope", "resolve", "resolve_episodes"]
 
@@ -76,8 +76,8 @@ def _quoted(text: str) -> re.Pattern[str] | None:
     phrase = " ".join(text.split())
     if not re.search(r"\w", phrase):
         return None
-    left = r"(?<!\w)" if re.match(r"\w", phrase) else ""
-    right = r"(?!\w)" if re.search(r"\w$", phrase) else ""
+    left = r"(?<!\w)" if re.match(r"\w", phrase) and not has_cjk(phrase[0]) else ""
+    right = r"(?!\w)" if re.search(r"\w$", phrase) and not has_cjk(phrase[-1]) else ""
     return re.compile(left + re.escape(phrase).replace(r"\ ", r"\s+") + right, re.I)
 
 

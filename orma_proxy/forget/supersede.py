@@ -34,6 +34,7 @@ from orma_proxy.forget.audit import write_audit
 from orma_proxy.forget.match import correction, cut_lines
 from orma_proxy.forget.results import ForgetResult
 from orma_proxy.store import (
+    Connection,
     Database,
     NewEpisode,
     connection_of,
@@ -55,7 +56,7 @@ async def supersede(
     now = time.time()
     segments = split_sentences(new, config.max_sentence_chars)
 
-    # An async job: storing the episode and writing states are async steps (for now).
+    # An async job: storing the episode is an async step (for now).
     async def job(conn: aiosqlite.Connection) -> ForgetResult:
         raw = connection_of(conn)
         found = correction(raw, space, old)
@@ -77,10 +78,10 @@ async def supersede(
         for target in found.states:
             successor = None
             if target.replace:
-                successor = await _replacement(
-                    conn, space, target.state, value, first_line, episode_id, now
+                successor = _replacement(
+                    raw, space, target.state, value, first_line, episode_id, now
                 )
-            await close_state(conn, target.state.id, successor, now, CORRECTED)
+            close_state(raw, target.state.id, successor, now, CORRECTED)
         audit_id = write_audit(
             raw, space, "supersede", found.affected, now, extra={"corrected_by": [episode_id]}
         )
@@ -97,8 +98,8 @@ async def supersede(
     return await db.writer.submit(job)
 
 
-async def _replacement(
-    conn: aiosqlite.Connection,
+def _replacement(
+    conn: Connection,
     space: str,
     state: OpenState,
     value: str,
@@ -122,6 +123,6 @@ async def _replacement(
         episode_id=episode_id,
         created_at=now,
     )
-    new_id = await insert_state(conn, new)
-    await link_state(conn, space, state.entity_id, new_id, value, now)
+    new_id = insert_state(conn, new)
+    link_state(conn, space, state.entity_id, new_id, value, now)
     return new_id

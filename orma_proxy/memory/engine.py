@@ -363,7 +363,7 @@ class AsyncMemory(Forgetting, Portability):
         rule = check_text(rule, "rule")
         space = check_space(space)
         episode_id = await self.add(rule, space=space, role="note", metadata={"orma": FORBID_MARK})
-        state_id = await db.writer.submit(
+        state_id = await db.writer.execute_write_fn(
             lambda conn: register_rule(conn, space, episode_id, rule, self.config)
         )
         return await self._state(space, state_id)
@@ -377,7 +377,7 @@ class AsyncMemory(Forgetting, Portability):
         space = check_space(space)
         if isinstance(state_id, bool) or not isinstance(state_id, int):
             raise InputError(f"state_id must be an integer, not {state_id!r}")
-        await db.writer.submit(lambda conn: forget_state(conn, space, state_id))
+        await db.writer.execute_write_fn(lambda conn: forget_state(conn, space, state_id))
         return await self._state(space, state_id, released=True)
 
     async def _state(self, space: str, state_id: int, *, released: bool = False) -> State:

@@ -19,12 +19,8 @@ import time
 from dataclasses import dataclass
 from functools import partial
 
-import aiosqlite
-
 from orma_proxy.config import OrmaConfig
 from orma_proxy.facts import (
-    EventToLink,
-    StateToLink,
     clear_links,
     count_links,
     events_to_link,
@@ -37,7 +33,6 @@ from orma_proxy.store import (
     Database,
     NewSentence,
     SplitSentence,
-    as_sync,
     count_sentences,
     delete_sentences,
     episode_ids,
@@ -132,16 +127,9 @@ def _reindex(conn: Connection) -> tuple[int, int]:
     """FTS rebuilt from the sentences, vectors dropped, graph re-linked: (sentences, links)."""
     reindex_sentences(conn)
     clear_links(conn)
-    states, events = states_to_link(conn), events_to_link(conn)
-    as_sync(partial(_relink, states=states, events=events, now=time.time()))(conn)
+    now = time.time()
+    for st in states_to_link(conn):
+        link_state(conn, st.space, st.entity_id, st.id, st.value, now)
+    for ev in events_to_link(conn):
+        link_event(conn, ev.space, ev.id, ev.what, ev.who, now)
     return count_sentences(conn), count_links(conn)
-
-
-async def _relink(
-    conn: aiosqlite.Connection, states: list[StateToLink], events: list[EventToLink], now: float
-) -> None:
-    """The entity graph linked again from every state and event (async as linking is, for now)."""
-    for s in states:
-        await link_state(conn, s.space, s.entity_id, s.id, s.value, now)
-    for e in events:
-        await link_event(conn, e.space, e.id, e.what, e.who, now)

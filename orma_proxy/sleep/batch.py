@@ -17,6 +17,16 @@ from datetime import datetime, tzinfo
 import aiosqlite
 
 from orma_proxy.config import OrmaConfig
+from orma_proxy.store import (
+    Backlog,
+    Connection,
+    backlog,
+    episodes_after,
+    execute_fn,
+    said_before,
+    transcript,
+    watermark_of,
+)
 
 CITABLE_ROLES = frozenset({"user", "note", "document", "tool"})
 
@@ -71,81 +81,45 @@ class Batch:
         return [self.lines[i : i + size] for i in range(0, len(self.lines), size)]
 
 
-async def watermark(conn: aiosqlite.Connection, space: str) -> int:
-    cursor = await conn.execute(
-        "SELECT last_episode_id FROM sleep_progress WHERE space = ?", (space,)
-    )
-    row = await cursor.fetchone()
-    return int(row[0]) if row else 0
+async def watermark(reader: aiosqlite.Connection, space: str) -> int:
+    """The last episode of ``space`` consolidated (0 before the first batch)."""
+    return await execute_fn(reader, lambda conn: watermark_of(conn, space))
 
 
-async def pending(conn: aiosqlite.Connection, space: str) -> tuple[int, float | None]:
+async def pending(reader: aiosqlite.Connection, space: str) -> tuple[int, float | None]:
     """How many episodes of ``space`` wait, and when the newest of them was stored."""
-    cursor = await conn.execute(
-        "SELECT count(*), max(created_at) FROM episodes WHERE space = ? AND id > "
-        "coalesce((SELECT last_episode_id FROM sleep_progress WHERE space = ?), 0)",
-        (space, space),
-    )
-    row = await cursor.fetchone()
-    assert row is not None
-    return int(row[0]), (float(row[1]) if row[1] is not None else None)
+    waiting = await execute_fn(reader, lambda conn: backlog(conn, space))
+    return waiting.episodes, waiting.newest_at
 
 
-async def spaces_with_pending(conn: aiosqlite.Connection) -> list[tuple[str, int, float]]:
-    """(space, pending episodes, newest pending episode's created_at) for every space."""
-    cursor = await conn.execute(
-        "SELECT e.space, count(*), max(e.created_at) FROM episodes e "
-        "LEFT JOIN sleep_progress p ON p.space = e.space "
-        "WHERE e.id > coalesce(p.last_episode_id, 0) GROUP BY e.space ORDER BY e.space"
-    )
-    return [(r[0], int(r[1]), float(r[2])) for r in await cursor.fetchall()]
-
-
-def is_due(count: int, newest: float, now: float, config: OrmaConfig) -> bool:
+def is_due(waiting: Backlog, now: float, config: OrmaConfig) -> bool:
     """Enough pending, or quiet long enough with anything pending."""
-    return count >= config.sleep_after_episodes or (
-        count > 0 and now - newest >= config.sleep_idle_seconds
+    return waiting.episodes >= config.sleep_after_episodes or (
+        waiting.episodes > 0
+        and waiting.newest_at is not None
+        and now - waiting.newest_at >= config.sleep_idle_seconds
     )
 
 
-async def next_batch(
-    conn: aiosqlite.Connection, space: str, after: int, config: OrmaConfig
-) -> Batch | None:
-    """The next run of whole pending episodes after ``after``, or None if none is pending."""
-    cursor = await conn.execute(
-        "SELECT e.id, (SELECT count(*) FROM sentences s WHERE s.episode_id = e.id) "
-        "FROM episodes e WHERE e.space = ? AND e.id > ? ORDER BY e.id LIMIT ?",
-        (space, after, config.sleep_batch_lines),
-    )
+def next_batch(conn: Connection, space: str, after: int, config: OrmaConfig) -> Batch | None:
+    """The next run of whole pending episodes after ``after``, or None if none is pending.
+
+    A chain of dependent reads: run in the reader's thread (``Reader.execute_fn``).
+    """
     chosen: list[int] = []
     total = 0
-    for episode_id, count in await cursor.fetchall():
-        if chosen and total + int(count) > config.sleep_batch_lines:
+    for episode in episodes_after(conn, space, after, config.sleep_batch_lines):
+        if chosen and total + episode.sentences > config.sleep_batch_lines:
             break
-        chosen.append(int(episode_id))
-        total += int(count)
+        chosen.append(episode.episode_id)
+        total += episode.sentences
     if not chosen:
         return None
-    marks = ",".join("?" * len(chosen))
-    # A line the user corrected or released before sleep read it yields no state:
-    # the old value must not come back as current through consolidation. Nor does
-    # a turn the upstream never answered (its retry, if any, is the one that counts).
-    cursor = await conn.execute(
-        "SELECT s.id, s.episode_id, e.role, s.text, e.said_at FROM sentences s "
-        f"JOIN episodes e ON e.id = s.episode_id WHERE s.episode_id IN ({marks}) "
-        "AND s.superseded_by IS NULL AND s.released_by IS NULL "
-        "AND json_extract(e.metadata, '$.failed') IS NULL ORDER BY s.episode_id, s.position",
-        chosen,
-    )
     lines = tuple(
-        Line(n, int(r[0]), int(r[1]), r[2], r[3], float(r[4]))
-        for n, r in enumerate(await cursor.fetchall(), start=1)
+        Line(n, r.sentence_id, r.episode_id, r.role, r.text, r.said_at)
+        for n, r in enumerate(transcript(conn, chosen), start=1)
     )
     context: tuple[str, ...] = ()
     if lines and config.sleep_context_lines:
-        cursor = await conn.execute(
-            "SELECT text FROM sentences WHERE space = ? AND id < ? ORDER BY id DESC LIMIT ?",
-            (space, lines[0].sentence_id, config.sleep_context_lines),
-        )
-        context = tuple(r[0] for r in reversed(list(await cursor.fetchall())))
+        context = tuple(said_before(conn, space, lines[0].sentence_id, config.sleep_context_lines))
     return Batch(space, after, tuple(chosen), lines, context)

@@ -14,12 +14,11 @@ import logging
 from collections.abc import AsyncIterator
 from dataclasses import replace
 
-import aiosqlite
 import httpx
 
 from orma_proxy.config import OrmaConfig
 from orma_proxy.errors import ExtractionError, SleepError, StoreError, UpstreamUnavailableError
-from orma_proxy.facts import FORBIDDEN_PREFIX, USER
+from orma_proxy.facts import FORBIDDEN_PREFIX, USER, current_value, known_attributes, known_entities
 from orma_proxy.sleep import batch as batches
 from orma_proxy.sleep import lease
 from orma_proxy.sleep.apply import BatchRun, apply_batch, record_failure
@@ -38,8 +37,7 @@ from orma_proxy.sleep.manual import reset_keeping_rules
 from orma_proxy.sleep.names import EmbedTexts, NameMerger
 from orma_proxy.sleep.report import SleepReport
 from orma_proxy.sleep.verify import Verified, Verifier
-from orma_proxy.store.connect import DatabaseError
-from orma_proxy.store.writer import Writer
+from orma_proxy.store import DatabaseError, Reader, Writer, backlogs, episode_spaces
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +50,7 @@ class Sleeper:
 
     def __init__(
         self,
-        reader: aiosqlite.Connection,
+        reader: Reader,
         writer: Writer,
         embed: EmbedTexts,
         config: OrmaConfig,
@@ -74,8 +72,8 @@ class Sleeper:
 
     async def due_spaces(self, now: float) -> list[str]:
         """Spaces with enough pending episodes, or pending and idle long enough."""
-        rows = await batches.spaces_with_pending(self._reader)
-        return [s for s, count, newest in rows if batches.is_due(count, newest, now, self._config)]
+        waiting = await self._reader.execute_fn(backlogs)
+        return [w.space for w in waiting if batches.is_due(w, now, self._config)]
 
     async def sleep(
         self, space: str | None = None, *, model: str | None = None, redo: bool = False
@@ -87,10 +85,9 @@ class Sleeper:
             return report
         if space is None:
             if redo:
-                cursor = await self._reader.execute("SELECT DISTINCT space FROM episodes")
-                spaces = sorted(r[0] for r in await cursor.fetchall())
+                spaces = await self._reader.execute_fn(episode_spaces)
             else:
-                spaces = [s for s, _, _ in await batches.spaces_with_pending(self._reader)]
+                spaces = [w.space for w in await self._reader.execute_fn(backlogs)]
         else:
             spaces = [space]
         async with self._client() as http:
@@ -131,11 +128,11 @@ class Sleeper:
             return report
         try:
             if redo:
-                await self._writer.submit(
+                await self._writer.execute_write_fn(
                     lambda conn: reset_keeping_rules(conn, space, self._config)
                 )
             after = await batches.watermark(self._reader, space)
-            while work := await batches.next_batch(self._reader, space, after, self._config):
+            while work := await self._next_batch(space, after):
                 if not await lease.acquire(self._writer, space, holder, seconds):
                     report.errors.append(f"space {space!r}: lost the lease")
                     break
@@ -146,6 +143,11 @@ class Sleeper:
             await lease.release(self._writer, space, holder)
         report.pending_episodes = (await batches.pending(self._reader, space))[0]
         return report
+
+    async def _next_batch(self, space: str, after: int) -> batches.Batch | None:
+        return await self._reader.execute_fn(
+            lambda conn: batches.next_batch(conn, space, after, self._config)
+        )
 
     async def _batch(
         self, work: batches.Batch, llm: LLMClient | None, holder: str, report: SleepReport
@@ -169,7 +171,7 @@ class Sleeper:
             return await self._fail(work, run, failure, report)
         try:
             verified = await self._verify(work, extraction)
-            outcome = await self._writer.submit(
+            outcome = await self._writer.execute_write_fn(
                 lambda conn: apply_batch(conn, work, verified, run, self._config)
             )
         except SleepError as exc:
@@ -218,19 +220,12 @@ class Sleeper:
         return await self._merge_names(work.space, verified)
 
     async def _known_user_name(self, space: str) -> str | None:
-        cursor = await self._reader.execute(
-            "SELECT s.value FROM states s JOIN entities e ON e.id = s.entity_id "
-            "WHERE s.space = ? AND e.name = ? AND s.attribute = 'name' AND s.active = 1 "
-            "ORDER BY s.stated_at DESC LIMIT 1",
-            (space, USER),
-        )
-        row = await cursor.fetchone()
-        return str(row[0]) if row else None
+        return await self._reader.execute_fn(lambda conn: current_value(conn, space, USER, "name"))
 
     async def _merge_names(self, space: str, verified: Verified) -> Verified:
         """Map attributes and entities onto the names the space already uses."""
-        attrs = await self._names("SELECT DISTINCT attribute FROM states WHERE space = ?", space)
-        people = await self._names("SELECT name FROM entities WHERE space = ?", space)
+        attrs = await self._reader.execute_fn(lambda conn: known_attributes(conn, space))
+        people = await self._reader.execute_fn(lambda conn: known_entities(conn, space))
         attribute_merger = NameMerger(self._embed, attrs, self._config.attribute_merge_threshold)
         entity_merger = NameMerger(self._embed, people, self._config.entity_merge_threshold)
         states = []
@@ -248,10 +243,6 @@ class Sleeper:
             events.append(replace(event, who=tuple(dict.fromkeys(who))))
         return Verified(states, events, verified.rejections)
 
-    async def _names(self, sql: str, space: str) -> list[str]:
-        cursor = await self._reader.execute(sql, (space,))
-        return [str(r[0]) for r in await cursor.fetchall()]
-
     async def _fail(
         self, work: batches.Batch, run: BatchRun, error: str, report: SleepReport
     ) -> bool:
@@ -260,5 +251,5 @@ class Sleeper:
             f"left pending: {error}"
         )
         report.errors.append(message)
-        await self._writer.submit(lambda conn: record_failure(conn, work, run, error))
+        await self._writer.execute_write_fn(lambda conn: record_failure(conn, work, run, error))
         return False

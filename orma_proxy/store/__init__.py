@@ -8,9 +8,27 @@ behind the same names.
 
 from orma_proxy.store.audit import AuditRow, audit_rows, insert_audit
 from orma_proxy.store.backup import backup
-from orma_proxy.store.batches import SleepBatch, last_batch
+from orma_proxy.store.batches import (
+    BatchRecord,
+    RejectedItem,
+    SleepBatch,
+    last_batch,
+    record_batch,
+    record_rejections,
+)
 from orma_proxy.store.compact import compact
 from orma_proxy.store.connect import Connection, DatabaseError, open_sync
+from orma_proxy.store.consolidation import (
+    Backlog,
+    EpisodeSize,
+    backlog,
+    backlogs,
+    clear_consolidation,
+    episode_spaces,
+    episodes_after,
+    move_watermark,
+    watermark_of,
+)
 from orma_proxy.store.database import Database
 from orma_proxy.store.episodes import (
     ROLES,
@@ -27,6 +45,7 @@ from orma_proxy.store.episodes import (
 )
 from orma_proxy.store.erase import Erasure, erase_episodes
 from orma_proxy.store.jobs import as_sync, connection_of
+from orma_proxy.store.leases import Lease, claim_lease, drop_lease, lease_of
 from orma_proxy.store.noise import refresh_floor
 from orma_proxy.store.passages import (
     StoredLine,
@@ -86,6 +105,7 @@ from orma_proxy.store.tombstones import (
     insert_tombstone,
     tombstones_since,
 )
+from orma_proxy.store.transcript import first_sentence_id, said_before, sentence_row, transcript
 from orma_proxy.store.vector_index import VectorIndex
 from orma_proxy.store.vectors import (
     INDEX_NEAREST_SQL,
@@ -111,15 +131,20 @@ __all__ = [
     "SPEAKERS_SQL",
     "VEC_TABLE",
     "AuditRow",
+    "Backlog",
+    "BatchRecord",
     "BrokenReference",
     "Connection",
     "Database",
     "DatabaseError",
+    "EpisodeSize",
     "Erasure",
+    "Lease",
     "NewEpisode",
     "NewSentence",
     "Reader",
     "RecentEpisode",
+    "RejectedItem",
     "Release",
     "Row",
     "Select",
@@ -134,9 +159,13 @@ __all__ = [
     "as_record",
     "as_sync",
     "audit_rows",
+    "backlog",
+    "backlogs",
     "backup",
     "broken_reference",
     "cited_sentence",
+    "claim_lease",
+    "clear_consolidation",
     "compact",
     "connection_of",
     "count_rows",
@@ -144,9 +173,12 @@ __all__ = [
     "current_sentences",
     "defer_foreign_keys",
     "delete_sentences",
+    "drop_lease",
     "episode_ids",
     "episode_sentences",
+    "episode_spaces",
     "episode_texts",
+    "episodes_after",
     "episodes_in_space",
     "episodes_saying",
     "erase_episodes",
@@ -154,6 +186,7 @@ __all__ = [
     "expire_tombstones",
     "fetch_sentences",
     "first_sentence",
+    "first_sentence_id",
     "has_rows",
     "id_list",
     "insert_audit",
@@ -164,9 +197,11 @@ __all__ = [
     "insert_tombstone",
     "int_column",
     "last_batch",
+    "lease_of",
     "mark_sentences_released",
     "mark_superseded",
     "move_citations",
+    "move_watermark",
     "named_rows",
     "nearest_params",
     "on_topic",
@@ -177,13 +212,17 @@ __all__ = [
     "pending_sentences",
     "read_rows",
     "recent_episodes",
+    "record_batch",
+    "record_rejections",
     "refresh_floor",
     "refusal",
     "reindex_sentences",
     "release_in",
     "restore_release",
+    "said_before",
     "secure_delete",
     "sentence_ranges",
+    "sentence_row",
     "sentence_texts",
     "sentences_of_episodes",
     "sentences_released_by",
@@ -195,4 +234,6 @@ __all__ = [
     "split_sentence",
     "store_vectors",
     "tombstones_since",
+    "transcript",
+    "watermark_of",
 ]

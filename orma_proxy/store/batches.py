@@ -1,11 +1,19 @@
-"""Sleep's log of the batches it attempted: applied, or failed with the error kept."""
+"""Sleep's log of the batches it attempted: applied, or failed with the error kept.
+
+Each batch is recorded with the items verification refused in it, in the
+transaction that applies it (or records its failure).
+"""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import aiosqlite
 
+from orma_proxy.store.connect import Connection
 from orma_proxy.store.select import Select
 
 
@@ -48,4 +56,56 @@ async def last_batch(conn: aiosqlite.Connection, space: str) -> SleepBatch | Non
         int(r["episodes"]),
         float(r["finished_at"]),
         None if error is None else str(error),
+    )
+
+
+@dataclass(frozen=True)
+class BatchRecord:
+    """One batch sleep tried: its episodes, how it went, and what extracted it."""
+
+    space: str
+    first_episode_id: int
+    last_episode_id: int
+    episodes: int
+    status: str  # 'applied' or 'failed'
+    extractor: str
+    attempts: int
+    error: str | None
+    llm_seconds: float
+    finished_at: float
+
+
+@dataclass(frozen=True)
+class RejectedItem:
+    """An extracted item verification refused, and why (kept with its batch)."""
+
+    kind: str  # 'state', 'event' or 'name'
+    item: Mapping[str, Any]
+    reason: str
+
+
+def record_batch(conn: Connection, batch: BatchRecord) -> int:
+    """Keep a batch's record; returns its id."""
+    cursor = conn.execute(
+        "INSERT INTO sleep_batches (space, first_episode_id, last_episode_id, episodes, status, "
+        "extractor, attempts, error, llm_seconds, finished_at) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (batch.space, batch.first_episode_id, batch.last_episode_id, batch.episodes,
+         batch.status, batch.extractor, batch.attempts, batch.error, batch.llm_seconds,
+         batch.finished_at),
+    )  # fmt: skip
+    return int(cursor.lastrowid)
+
+
+def record_rejections(
+    conn: Connection, batch_id: int, space: str, rejected: Iterable[RejectedItem]
+) -> None:
+    """Keep what verification refused in batch ``batch_id``, each item as JSON."""
+    conn.executemany(
+        "INSERT INTO sleep_rejections (batch_id, space, kind, sentence_id, item, reason) "
+        "VALUES (?, ?, ?, ?, ?, ?)",
+        [
+            (batch_id, space, r.kind, None, json.dumps(r.item, default=str), r.reason)
+            for r in rejected
+        ],
     )

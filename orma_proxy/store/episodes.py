@@ -131,7 +131,7 @@ async def fetch_sentences(
 
 
 # A sentence ``s`` and the episode ``e`` it belongs to, by SentenceRow's fields.
-_SENTENCE = Select.of(
+SENTENCE = Select.of(
     {
         "sentence_id": "s.id",
         "episode_id": "s.episode_id",
@@ -153,9 +153,9 @@ async def cited_sentence(
     the state or event that cites it is shown too.
     """
     rows = await conn.execute_fetchall(
-        _SENTENCE.sql + "WHERE s.id = ? AND s.space = ?", (sentence_id, space)
+        SENTENCE.sql + "WHERE s.id = ? AND s.space = ?", (sentence_id, space)
     )
-    found = _SENTENCE.all_named(rows)
+    found = SENTENCE.all_named(rows)
     return SentenceRow(**found[0]) if found else None
 
 

@@ -16,7 +16,7 @@ from orma_proxy.text.attributes import (
     stems,
 )
 from orma_proxy.text.files import TEXT_SUFFIXES, FilePiece, check_text_file, read_pieces
-from orma_proxy.text.grams import SQL_FUNCTION, cjk_grams, query_grams
+from orma_proxy.text.grams import SQL_FUNCTION, cjk_grams, has_cjk, query_grams
 from orma_proxy.text.identifiers import Identifier, find_identifiers, same
 from orma_proxy.text.names import NOT_NAMES, clean_name, names_in
 from orma_proxy.text.segment import Segment, split_sentences
@@ -39,6 +39,7 @@ __all__ = [
     "find_identifiers",
     "group_stems",
     "groups_of",
+    "has_cjk",
     "leading_speaker",
     "names_in",
     "query_grams",

@@ -52,7 +52,8 @@ GROUPS = _table(
         "likes": "like love enjoy prefer favourite favorite hate dislike fan",
         "relationship": "married marry wife husband partner girlfriend boyfriend dating divorce",
         "travel": "trip travel vacation holiday flight visit journey",
-        "money": "bank account card salary loan debt rent budget",
+        "bank": "bank account card iban loan debt mortgage",
+        "income": "salary pay wage income earn bonus",
         "name": "name called nickname",
     }
 )
@@ -62,7 +63,9 @@ EVIDENCE = _table(
     {
         "diet": "vegetarian vegan meat sugar gluten dairy keto fast snack egg",
         "drink": "coffee tea chai latte juice beer wine alcohol soda smoothie milk water",
-        "health": "asthma diabetes diabetic cancer pregnant blood pressure fever flu migraine",
+        "health": "asthma diabetes diabetic cancer pregnant blood pressure fever flu migraine "
+        "insulin inhaler pill tablet dose clinic pharmacy vaccine chemo cholesterol thyroid "
+        "arthritis depression anxiety pain",
         "hobby": "chess baking painting hiking gardening knitting photography guitar piano "
         "violin yoga running cycling climbing bouldering birdwatching reading pottery "
         "swimming dancing fishing surfing trekking drawing sketching woodworking",

@@ -22,6 +22,11 @@ _CJK_RUN = re.compile(
 SQL_FUNCTION = "orma_grams"
 
 
+def has_cjk(text: str) -> bool:
+    """Whether ``text`` holds Chinese, Japanese or Korean script (written without spaces)."""
+    return _CJK_RUN.search(text) is not None
+
+
 def cjk_grams(text: str | None) -> str:
     """The CJK terms of ``text``, space-separated in order of appearance ("" if none)."""
     if not text:

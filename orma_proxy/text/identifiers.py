@@ -85,5 +85,6 @@ def same(a: Identifier, b: Identifier) -> bool:
         return False
     if a.kind != "number":
         return a.canonical == b.canonical
-    short, long = sorted((a.canonical, b.canonical), key=len)
+    # A trunk 0 ("0825...") is dropped where a country code stands ("+27 825...").
+    short, long = sorted((a.canonical.lstrip("0"), b.canonical.lstrip("0")), key=len)
     return long.endswith(short) and len(long) - len(short) <= _COUNTRY_CODE

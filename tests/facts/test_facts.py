@@ -66,7 +66,7 @@ async def test_a_closed_state_ends_where_its_successor_begins(
         "home_city",
         "Bangalore",
     )
-    await writer.submit(lambda conn: close_state(conn, pune, blr, None, "superseded"))
+    await writer.execute_write_fn(lambda conn: close_state(conn, pune, blr, None, "superseded"))
     old = await state_by_id(reader, "default", pune)
     new = await state_by_id(reader, "default", blr)
     assert old is not None and new is not None

@@ -107,5 +107,5 @@ async def test_a_consolidation_running_during_a_purge_cannot_apply_its_batch(
     assert await lease.acquire(writer, "default", "sleep-run", 60.0)
     await amem.purge([episode])
     with pytest.raises(LeaseHeldError):
-        await writer.submit(lambda conn: lease.check_held(conn, "default", "sleep-run"))
+        await writer.execute_write_fn(lambda conn: lease.check_held(conn, "default", "sleep-run"))
     assert await lease.acquire(writer, "default", "next-run", 60.0)  # nobody holds it now
