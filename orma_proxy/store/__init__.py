@@ -1,12 +1,12 @@
 """SQLite storage: connections, migrations, the single writer, episodes and vectors."""
 
+from orma_proxy.store.accesses import Access, access_times, add_accesses
 from orma_proxy.store.backup import backup
 from orma_proxy.store.compact import compact
 from orma_proxy.store.connect import Connection, DatabaseError, open_sync
 from orma_proxy.store.database import Database
 from orma_proxy.store.episodes import (
     ROLES,
-    SPEAKERS_SQL,
     NewEpisode,
     SentenceRow,
     fetch_sentences,
@@ -17,6 +17,13 @@ from orma_proxy.store.episodes import (
 from orma_proxy.store.erase import Erasure, erase_episodes
 from orma_proxy.store.jobs import as_sync, connection_of
 from orma_proxy.store.noise import refresh_floor
+from orma_proxy.store.passages import (
+    keyword_passages,
+    nearest_passages,
+    next_turns,
+    pair_passages,
+    speakers_among,
+)
 from orma_proxy.store.sentences import (
     NewSentence,
     delete_sentences,
@@ -28,10 +35,8 @@ from orma_proxy.store.sentences import (
 from orma_proxy.store.threads import Reader, execute_fn, open_async
 from orma_proxy.store.vector_index import VectorIndex
 from orma_proxy.store.vectors import (
-    INDEX_NEAREST_SQL,
-    NEAREST_SQL,
     VEC_TABLE,
-    nearest_params,
+    float_vectors,
     pending_between,
     pending_sentences,
     store_vectors,
@@ -42,12 +47,10 @@ from orma_proxy.store.writer import Writer, refusal
 MAX_ROW_ID = 2**63 - 1
 
 __all__ = [
-    "INDEX_NEAREST_SQL",
     "MAX_ROW_ID",
-    "NEAREST_SQL",
     "ROLES",
-    "SPEAKERS_SQL",
     "VEC_TABLE",
+    "Access",
     "Connection",
     "Database",
     "DatabaseError",
@@ -58,6 +61,8 @@ __all__ = [
     "SentenceRow",
     "VectorIndex",
     "Writer",
+    "access_times",
+    "add_accesses",
     "as_sync",
     "backup",
     "compact",
@@ -66,13 +71,17 @@ __all__ = [
     "erase_episodes",
     "execute_fn",
     "fetch_sentences",
+    "float_vectors",
     "insert_episode",
     "insert_sentences",
+    "keyword_passages",
     "move_citations",
-    "nearest_params",
+    "nearest_passages",
+    "next_turns",
     "open_async",
     "open_sync",
     "optimize_sentence_indexes",
+    "pair_passages",
     "pending_between",
     "pending_sentences",
     "refresh_floor",
@@ -80,5 +89,6 @@ __all__ = [
     "reindex_sentences",
     "sentence_ranges",
     "space_tag",
+    "speakers_among",
     "store_vectors",
 ]

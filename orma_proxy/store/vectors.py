@@ -8,6 +8,8 @@ cosine against the float32 copies in ``sentence_vectors``.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import aiosqlite
 import numpy as np
 
@@ -119,6 +121,19 @@ async def store_vectors(
         "UPDATE sentences SET embedded = 1 WHERE id = ?", [(sid,) for sid, _, _ in params]
     )
     return len(params)
+
+
+def float_vectors(conn: Connection, ids: Iterable[int]) -> dict[int, Vectors]:
+    """The float vectors of these sentences (those embedded so far)."""
+    wanted = list(ids)
+    if not wanted:
+        return {}
+    rows = conn.execute(
+        "SELECT sentence_id, embedding FROM sentence_vectors "
+        f"WHERE sentence_id IN ({','.join('?' * len(wanted))})",
+        wanted,
+    ).fetchall()
+    return {int(r[0]): np.frombuffer(r[1], dtype=np.float32) for r in rows}
 
 
 # Hits under the space's noise floor are dropped if ``:use_floor``.
