@@ -6,6 +6,7 @@ closing a state) that sleep, forgetting, ``orma rebuild`` and the viz page
 share. Recall and sleep build on this; it imports neither.
 """
 
+from orma_proxy.facts.counts import FactCounts, fact_counts
 from orma_proxy.facts.entities import USER, entity_id, link_event, link_state
 from orma_proxy.facts.events import EVENTS, EVENTS_WITH_TIMES, Event, event_from, list_events
 from orma_proxy.facts.links import Link, entities_named, links_from, links_of
@@ -58,6 +59,7 @@ __all__ = [
     "USER",
     "Citing",
     "Event",
+    "FactCounts",
     "HeldBy",
     "Link",
     "Naming",
@@ -78,6 +80,7 @@ __all__ = [
     "event_from",
     "events_by_id",
     "events_matching",
+    "fact_counts",
     "gather_events",
     "gather_states",
     "insert_state",

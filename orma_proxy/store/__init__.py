@@ -4,6 +4,7 @@ from orma_proxy.store.accesses import Access, access_times, add_accesses
 from orma_proxy.store.backup import backup
 from orma_proxy.store.compact import compact
 from orma_proxy.store.connect import Connection, DatabaseError, open_sync
+from orma_proxy.store.counts import Counts, counts
 from orma_proxy.store.database import Database
 from orma_proxy.store.episodes import (
     ROLES,
@@ -37,6 +38,7 @@ from orma_proxy.store.vector_index import VectorIndex
 from orma_proxy.store.vectors import (
     VEC_TABLE,
     float_vectors,
+    newest_sentence_id,
     pending_between,
     pending_sentences,
     store_vectors,
@@ -52,6 +54,7 @@ __all__ = [
     "VEC_TABLE",
     "Access",
     "Connection",
+    "Counts",
     "Database",
     "DatabaseError",
     "Erasure",
@@ -67,6 +70,7 @@ __all__ = [
     "backup",
     "compact",
     "connection_of",
+    "counts",
     "delete_sentences",
     "erase_episodes",
     "execute_fn",
@@ -77,6 +81,7 @@ __all__ = [
     "keyword_passages",
     "move_citations",
     "nearest_passages",
+    "newest_sentence_id",
     "next_turns",
     "open_async",
     "open_sync",
