@@ -42,12 +42,12 @@ from bench import corpus
 from orma_proxy import AsyncMemory, OrmaConfig
 from orma_proxy.embed.base import Embedder, Vectors, normalise
 from orma_proxy.embed.models import load_embedder
-from orma_proxy.recall.fts import bm25_search
 from orma_proxy.recall.search import rrf_fuse
-from orma_proxy.store import open_async
+from orma_proxy.store import execute_fn, open_async
 from orma_proxy.store.connect import open_sync
 from orma_proxy.store.database import Database
 from orma_proxy.store.episodes import NewEpisode, fetch_sentences, insert_episode
+from orma_proxy.store.keywords import BM25_SQL, bm25_params
 from orma_proxy.store.vectors import nearest
 from orma_proxy.text.segment import split_sentences
 
@@ -193,7 +193,7 @@ async def stage_times(
     start = time.perf_counter()
     vector = (await asyncio.to_thread(embed_queries, mem.embedder, [query]))[0]
     embedded = time.perf_counter()
-    lexical = await bm25_search(reader, query, SPACE, config.search_k)
+    lexical = await bm25(reader, query, config.search_k)
     lexed = time.perf_counter()
     await mem.vector_index.catch_up(reader)
     semantic = await nearest(
@@ -207,7 +207,8 @@ async def stage_times(
     )
     searched = time.perf_counter()
     fused = rrf_fuse([[i for i, _ in lexical], [i for i, _ in semantic]], config.rrf_k)
-    await fetch_sentences(reader, sorted(fused, key=fused.__getitem__)[-SEARCH_K:], SPACE)
+    winners = sorted(fused, key=fused.__getitem__)[-SEARCH_K:]
+    await execute_fn(reader, lambda c: fetch_sentences(c, winners, SPACE))
     fetched = time.perf_counter()
     return dict(
         zip(
@@ -216,6 +217,14 @@ async def stage_times(
             strict=True,
         )
     )
+
+
+async def bm25(reader: aiosqlite.Connection, query: str, k: int) -> list[tuple[int, float]]:
+    """The search's BM25 statement alone: (sentence id, score), best first."""
+    params = bm25_params(query, SPACE, k)
+    if params is None:
+        return []
+    return [(int(r[0]), float(r[1])) for r in await reader.execute_fetchall(BM25_SQL, params)]
 
 
 def embed_queries(embedder: Embedder, queries: list[str]) -> Vectors:

@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from orma_proxy import AsyncMemory, OrmaConfig
-from orma_proxy.recall.fts import match_terms
+from orma_proxy.store.keywords import match_terms
 from orma_proxy.text.stopwords import STOPWORDS
 
 DEFAULT_DATA = Path("../shared/datasets/locomo-dev/locomo-dev.json")

@@ -24,10 +24,6 @@ TOLERATED = {
     "store/test_writer.py: writer._task",
     "embed/test_graph.py: from orma_proxy.embed.models import _minilm_files",
     "embed/test_onnx.py: from orma_proxy.embed.models import _minilm_files",
-    "recall/test_candidates.py: from orma_proxy.recall.candidates import _cited_parts",
-    "recall/test_candidates.py: from orma_proxy.recall.candidates import _early_parts",
-    "recall/test_candidates.py: from orma_proxy.recall.candidates import _state_rows",
-    "recall/test_candidates.py: from orma_proxy.recall.candidates import _states_sql",
 }
 
 

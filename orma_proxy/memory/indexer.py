@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -21,8 +22,15 @@ import aiosqlite
 from orma_proxy.config import OrmaConfig
 from orma_proxy.embed.base import Vectors
 from orma_proxy.errors import StoreError
-from orma_proxy.store.noise import refresh_floor
-from orma_proxy.store.vectors import pending_between, pending_sentences, store_vectors
+from orma_proxy.store import (
+    Connection,
+    execute_fn,
+    newest_sentence_id,
+    pending_between,
+    pending_sentences,
+    refresh_floor,
+    store_vectors,
+)
 from orma_proxy.store.writer import Writer, refusal
 
 log = logging.getLogger(__name__)
@@ -96,11 +104,10 @@ class Indexer:
             raise refusal(self._writer.read_only)
         if self._task is None or self._task.done():
             raise StoreError("the indexer is not running (memory closed?)")
-        rows = await self._reader.execute_fetchall("SELECT max(id) FROM sentences")
-        through = next(iter(rows))[0]
+        through = await execute_fn(self._reader, newest_sentence_id)
         if through is None:
             return  # nothing stored yet
-        waiter = _Waiter(int(through), self._steps, asyncio.get_running_loop().create_future())
+        waiter = _Waiter(through, self._steps, asyncio.get_running_loop().create_future())
         self._waiters.append(waiter)
         self.notify()
         await waiter.done
@@ -152,7 +159,7 @@ class Indexer:
         self._steps += 1
         step = self._steps
         limit = self._config.index_batch_size
-        batch = await pending_sentences(self._reader, limit)
+        batch = await execute_fn(self._reader, lambda c: pending_sentences(c, limit))
         await self._embed_and_store(batch)
         saw_everything = len(batch) < limit
         self._answer(None, step=step, through=None if saw_everything else batch[-1][0])
@@ -164,7 +171,10 @@ class Indexer:
         batch: list[tuple[int, str, str]] = []
         while urgent.ranges and not urgent.done.done():
             first, last = urgent.ranges[0]
-            batch = await pending_between(self._reader, first, last, self._config.index_batch_size)
+            pending = functools.partial(
+                pending_between, first=first, last=last, limit=self._config.index_batch_size
+            )
+            batch = await execute_fn(self._reader, pending)
             if batch:
                 break
             urgent.ranges.pop(0)
@@ -186,12 +196,12 @@ class Indexer:
         rows = [(sid, space) for sid, space, _ in batch]
         spaces = sorted({space for _, space in rows})
 
-        async def write(conn: aiosqlite.Connection) -> None:
-            await store_vectors(conn, rows, vectors)
+        def write(conn: Connection) -> None:
+            store_vectors(conn, rows, vectors)
             for space in spaces:
-                await refresh_floor(conn, space, self._config)
+                refresh_floor(conn, space, self._config)
 
-        await self._writer.submit(write)
+        await self._writer.execute_write_fn(write)
 
     def _answer(
         self, error: StoreError | None, *, step: int | None = None, through: int | None = None

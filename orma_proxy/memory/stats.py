@@ -1,7 +1,8 @@
 """Counts and sizes of a memory database, for ``orma stats`` and ``Memory.stats()``.
 
 ``pending_sleep`` counts the episodes above each space's consolidation
-watermark: what sleep has not turned into states and events yet.
+watermark: what sleep has not turned into states and events yet. The store
+counts episodes and sentences, the facts layer states and events.
 """
 
 from __future__ import annotations
@@ -11,6 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import aiosqlite
+
+from orma_proxy.facts import fact_counts
+from orma_proxy.store import counts, execute_fn
 
 
 @dataclass(frozen=True)
@@ -36,31 +40,21 @@ class Stats:
 async def collect_stats(
     conn: aiosqlite.Connection, path: Path, space: str | None, embedder: str, dim: int
 ) -> Stats:
-    where, args = ("WHERE space = ?", (space,)) if space is not None else ("", ())
-    also = "AND" if where else "WHERE"
-
-    async def count(sql: str) -> int:
-        cursor = await conn.execute(sql, args)
-        row = await cursor.fetchone()
-        return int(row[0]) if row else 0
-
+    stored, facts = await execute_fn(conn, lambda c: (counts(c, space), fact_counts(c, space)))
     size = sum(
         p.stat().st_size for p in (path, Path(f"{path}-wal"), Path(f"{path}-shm")) if p.exists()
     )
     return Stats(
         path=str(path),
         space=space,
-        spaces=await count(f"SELECT count(DISTINCT space) FROM episodes {where}"),
-        episodes=await count(f"SELECT count(*) FROM episodes {where}"),
-        sentences=await count(f"SELECT count(*) FROM sentences {where}"),
-        pending_vectors=await count(f"SELECT count(*) FROM sentences {where} {also} embedded = 0"),
-        states_active=await count(f"SELECT count(*) FROM states {where} {also} active = 1"),
-        states_closed=await count(f"SELECT count(*) FROM states {where} {also} active = 0"),
-        events=await count(f"SELECT count(*) FROM events {where}"),
-        pending_sleep=await count(
-            f"SELECT count(*) FROM (SELECT id, space FROM episodes {where}) e WHERE e.id > "
-            "coalesce((SELECT p.last_episode_id FROM sleep_progress p WHERE p.space = e.space), 0)"
-        ),
+        spaces=stored.spaces,
+        episodes=stored.episodes,
+        sentences=stored.sentences,
+        pending_vectors=stored.pending_vectors,
+        states_active=facts.states_active,
+        states_closed=facts.states_closed,
+        events=facts.events,
+        pending_sleep=stored.pending_sleep,
         database_bytes=size,
         embedder=embedder,
         dim=dim,

@@ -8,7 +8,6 @@ scores, packing); ``hybrid_search`` and ``matching_states`` answer a search;
 
 from orma_proxy.recall.access import AccessLog, ItemKey, read_accesses
 from orma_proxy.recall.candidates import Candidate, Pool, load_items
-from orma_proxy.recall.fts import bm25_search
 from orma_proxy.recall.pack import MemoryBlock, TokenCounter, estimate_tokens
 from orma_proxy.recall.pipeline import RecallRequest, rank_pool, recall_block
 from orma_proxy.recall.rank import boosts
@@ -28,7 +27,6 @@ __all__ = [
     "RecallRequest",
     "SearchResult",
     "TokenCounter",
-    "bm25_search",
     "boosts",
     "estimate_tokens",
     "hybrid_search",

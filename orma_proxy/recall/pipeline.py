@@ -7,22 +7,19 @@ the caller records the block's items in the access log afterwards.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 
 import aiosqlite
-import numpy as np
 
 from orma_proxy.config import OrmaConfig
 from orma_proxy.embed.base import Vectors
-from orma_proxy.recall.access import read_accesses
 from orma_proxy.recall.activation import entities_of, named_entities, spread
-from orma_proxy.recall.candidates import Candidate, Pool, gather, load_items
+from orma_proxy.recall.candidates import Candidate, Pool, gather, items_by_id
 from orma_proxy.recall.pack import Entry, MemoryBlock, Shares, TokenCounter, pack_block
 from orma_proxy.recall.rank import novelty_gate, score
 from orma_proxy.recall.search import EmbedQuery
-from orma_proxy.store import as_sync, execute_fn
+from orma_proxy.store import Connection, access_times, execute_fn, float_vectors
 from orma_proxy.store.vector_index import VectorIndex
 
 
@@ -51,17 +48,17 @@ async def recall_block(
     query, space, now = request.query, request.space, request.now
     pool = await gather(conn, embed_query, query, space, config, now, vectors=vectors)
 
-    async def packed(c: aiosqlite.Connection) -> MemoryBlock:
-        ranked = await _ranked(c, pool, query, space, config, now)
+    def packed(c: Connection) -> MemoryBlock:
+        ranked = _ranked(c, pool, query, space, config, now)
         vectors_of: dict[int, Vectors] = {}
         if config.enable_novelty_gate:
             passages = [cand.key[1] for cand in ranked if cand.key[0] == "passage"]
-            vectors_of = await passage_vectors(c, passages)
+            vectors_of = float_vectors(c, passages)
         return _gate_and_pack(pool, ranked, vectors_of, request, config)
 
     # Ranking and packing (queries and a few ms of CPU) in one trip to the reader's
     # thread, so streams keep flowing.
-    return await execute_fn(conn, as_sync(packed))
+    return await execute_fn(conn, packed)
 
 
 def _gate_and_pack(
@@ -105,24 +102,22 @@ async def rank_pool(
     The part of recall before the novelty gate and packing; ``orma viz`` shows it.
     """
     pool = await gather(conn, embed_query, query, space, config, now, vectors=vectors)
-    ranked = await execute_fn(conn, as_sync(lambda c: _ranked(c, pool, query, space, config, now)))
+    ranked = await execute_fn(conn, lambda c: _ranked(c, pool, query, space, config, now))
     return pool, ranked
 
 
-async def _ranked(
-    conn: aiosqlite.Connection, pool: Pool, query: str, space: str, config: OrmaConfig, now: float
+def _ranked(
+    conn: Connection, pool: Pool, query: str, space: str, config: OrmaConfig, now: float
 ) -> list[Candidate]:
     """The pool activated and scored, best first (its queries run on ``conn``)."""
     if config.enable_spreading_activation and config.enable_semantic:
-        await activate(conn, pool, query, space, config)
+        activate(conn, pool, query, space, config)
     temporal = config.enable_hawkes or config.enable_ebbinghaus or config.enable_base_level
-    accesses = await read_accesses(conn, space, pool.items) if temporal else {}
+    accesses = access_times(conn, space, pool.items) if temporal else {}
     return score(list(pool.items.values()), accesses, now, config)
 
 
-async def activate(
-    conn: aiosqlite.Connection, pool: Pool, query: str, space: str, config: OrmaConfig
-) -> None:
+def activate(conn: Connection, pool: Pool, query: str, space: str, config: OrmaConfig) -> None:
     """Spread from what matched and what the query names; add the items it reaches.
 
     An item reached only through the graph joins with no relevance of its own:
@@ -131,34 +126,21 @@ async def activate(
     best = max((c.relevance for c in pool.items.values()), default=0.0) or 1.0
     matched = {k: c.relevance / best for k, c in pool.items.items() if c.relevance > 0}
     seeds: dict[int, float] = {}
-    for key, entities in (await entities_of(conn, matched)).items():
+    for key, entities in entities_of(conn, matched).items():
         for entity in entities:
             seeds[entity] = max(seeds.get(entity, 0.0), matched[key])
-    for entity in await named_entities(conn, space, query):
+    for entity in named_entities(conn, space, query):
         seeds[entity] = 1.0
     if not seeds:
         return
-    reached = await spread(conn, space, seeds, config)
+    reached = spread(conn, space, seeds, config)
     new = sorted((k for k in reached if k not in pool.items), key=lambda k: -reached[k])
-    for loaded in await load_items(conn, space, new[: config.recall_states]):
+    for loaded in items_by_id(conn, space, new[: config.recall_states]):
         pool.items[loaded.key] = loaded
     for key, value in reached.items():
         cand = pool.items.get(key)
         if cand is not None:
             cand.activation = value
-
-
-async def passage_vectors(conn: aiosqlite.Connection, ids: Iterable[int]) -> dict[int, Vectors]:
-    """The float vectors of these sentences (those embedded so far)."""
-    wanted = list(ids)
-    if not wanted:
-        return {}
-    rows = await conn.execute_fetchall(
-        "SELECT sentence_id, embedding FROM sentence_vectors "
-        f"WHERE sentence_id IN ({','.join('?' * len(wanted))})",
-        wanted,
-    )
-    return {int(r[0]): np.frombuffer(r[1], dtype=np.float32) for r in rows}
 
 
 def _entry(cand: Candidate, pool: Pool) -> Entry:

@@ -4,15 +4,15 @@
 run concurrently: FTS5 on the reader connection while the query is embedded in
 a worker thread; the vector k-NN follows once the query vector exists.
 
-Each channel is one statement and one trip to the reader's thread, returning
+Each channel is one statement of the store (``store/passages.py``), returning
 its hits together with what a passage shows (text, episode, role, time), so no
-third trip is needed to fetch the fused winners.
+third trip is needed to fetch the fused winners; both keyword channels share
+one trip to the reader's thread.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -21,7 +21,6 @@ import aiosqlite
 
 from orma_proxy.config import OrmaConfig
 from orma_proxy.embed.base import Vectors
-from orma_proxy.recall.fts import BM25_SQL, GRAMS_SQL, bm25_params, grams_params
 from orma_proxy.recall.turns import (
     asks_when,
     named_in,
@@ -30,9 +29,17 @@ from orma_proxy.recall.turns import (
     with_replies,
     without_names,
 )
-from orma_proxy.store.episodes import SPEAKERS_SQL, SentenceRow
+from orma_proxy.store import (
+    Connection,
+    SentenceRow,
+    execute_fn,
+    keyword_passages,
+    nearest_passages,
+    next_turns,
+    pair_passages,
+    speakers_among,
+)
 from orma_proxy.store.vector_index import VectorIndex
-from orma_proxy.store.vectors import INDEX_NEAREST_SQL, NEAREST_SQL, nearest_params
 from orma_proxy.text.names import names_in
 
 EmbedQuery = Callable[[str], Awaitable[Vectors]]
@@ -74,49 +81,11 @@ def rrf_fuse(
     return scores
 
 
-# A channel's ``hits(id, score)`` joined to what a passage shows, best first. The
-# ``s.space`` test is the last isolation check: nothing of another space comes back.
-# A sentence the user released or corrected (``orma release`` / ``supersede``) never does,
-# nor one of a turn the upstream never answered (``metadata.failed``, server/capture.py).
-# CROSS JOIN keeps the few hits as the outer loop; a plain JOIN lets the planner
-# walk the whole space through ``sentences_space`` instead (~5x slower at 10k notes).
-_WITH_ROWS = (
-    "WITH hits AS ({hits}) "
-    "SELECT h.id, s.episode_id, s.space, e.role, s.text, e.said_at, "
-    "json_extract(e.metadata, '$.speaker') FROM hits h "
-    "CROSS JOIN sentences s ON s.id = h.id CROSS JOIN episodes e ON e.id = s.episode_id "
-    "WHERE s.space = :space AND s.released_by IS NULL AND s.superseded_by IS NULL "
-    "AND json_extract(e.metadata, '$.failed') IS NULL ORDER BY h.score DESC, h.id"
-)
-LEXICAL_SQL = _WITH_ROWS.format(hits=BM25_SQL)
-GRAMS_SEARCH_SQL = _WITH_ROWS.format(hits=GRAMS_SQL)
-SEMANTIC_SQL = _WITH_ROWS.format(hits=NEAREST_SQL)
-# The sentences of the turn right after each of ``:asked`` (a JSON list of episode
-# ids) in the space, first sentence first: each an index seek on (space, id).
-_NEXT_TURNS = (
-    "SELECT s.id AS id, -s.position AS score FROM json_each(:asked) a "
-    "CROSS JOIN sentences s ON s.episode_id = "
-    "(SELECT min(n.id) FROM episodes n WHERE n.space = :space AND n.id > a.value)"
-)
-REPLIES_SQL = _WITH_ROWS.format(hits=_NEXT_TURNS)
-INDEX_SEMANTIC_SQL = _WITH_ROWS.format(hits=INDEX_NEAREST_SQL)
-
-
-async def _ranked(
-    conn: aiosqlite.Connection,
-    sql: str,
-    params: dict[str, object],
-    rows: dict[int, SentenceRow],
-    speakers: dict[int, str | None],
-) -> list[int]:
-    """Run one channel: its ids best first; their rows (and speakers) are added."""
-    ranking = []
-    for r in await conn.execute_fetchall(sql, params):
-        row = SentenceRow(int(r[0]), int(r[1]), r[2], r[3], r[4], float(r[5]))
+def _ranked(found: list[SentenceRow], rows: dict[int, SentenceRow]) -> list[int]:
+    """A channel's ids, best first; their rows are added to ``rows``."""
+    for row in found:
         rows[row.sentence_id] = row
-        speakers[row.sentence_id] = r[6] if isinstance(r[6], str) else None
-        ranking.append(row.sentence_id)
-    return ranking
+    return [row.sentence_id for row in found]
 
 
 async def _speakers_named(conn: aiosqlite.Connection, space: str, query: str) -> frozenset[str]:
@@ -130,9 +99,25 @@ async def _speakers_named(conn: aiosqlite.Connection, space: str, query: str) ->
     if not named:
         return named
     candidates = sorted(named | {name.lower() for name in names_in(query)})
-    params = {"space": space, "names": json.dumps(candidates)}
-    speaking = {str(r[0]) for r in await conn.execute_fetchall(SPEAKERS_SQL, params)}
+    speaking = await execute_fn(conn, lambda c: speakers_among(c, space, candidates))
     return frozenset(w for w in named if any(w in name.split() for name in speaking))
+
+
+def _keywords(
+    conn: Connection, words: str, query: str, space: str, config: OrmaConfig
+) -> list[list[SentenceRow]]:
+    """The keyword channels: BM25 over the words, and over CJK pairs when they are on."""
+    found = [keyword_passages(conn, words, space, config.search_k)]
+    if config.enable_cjk_keywords:  # Chinese, Japanese, Korean: keywords by character pairs
+        found.append(pair_passages(conn, query, space, config.search_k))
+    return found
+
+
+async def _caught_up(
+    conn: aiosqlite.Connection, config: OrmaConfig, vectors: VectorIndex | None
+) -> None:
+    if config.enable_semantic and vectors is not None:
+        await vectors.catch_up(conn)
 
 
 async def _with_replies(
@@ -140,16 +125,15 @@ async def _with_replies(
     space: str,
     turns: list[tuple[int, float]],
     rows: dict[int, SentenceRow],
-    speakers: dict[int, str | None],
     share: float,
 ) -> list[tuple[int, float]]:
     """``turns`` with the replies to the questions among them (``turns.with_replies``)."""
     asked = {rows[s].episode_id: s for s, _ in turns if rows[s].text.rstrip().endswith("?")}
     if not asked:
         return turns
-    params: dict[str, object] = {"asked": json.dumps(sorted(asked)), "space": space}
+    following = await execute_fn(conn, lambda c: next_turns(c, space, list(asked)))
     found: dict[int, int] = {}  # reply episode -> its first sentence
-    for sentence in await _ranked(conn, REPLIES_SQL, params, rows, speakers):
+    for sentence in _ranked(following, rows):
         found.setdefault(rows[sentence].episode_id, sentence)
     replies = {}
     for episode, sentence in found.items():
@@ -182,37 +166,35 @@ async def hybrid_search(
     if config.enable_semantic:
         vector_task = asyncio.ensure_future(embed_query(words))
     rows: dict[int, SentenceRow] = {}
-    speakers: dict[int, str | None] = {}
-    keywords = []
-    lexical = bm25_params(words, space, config.search_k)
-    if lexical is not None:
-        keywords.append(_ranked(conn, LEXICAL_SQL, lexical, rows, speakers))
-    grams = grams_params(query, space, config.search_k) if config.enable_cjk_keywords else None
-    if grams is not None:  # Chinese, Japanese, Korean: keywords by character pairs
-        keywords.append(_ranked(conn, GRAMS_SEARCH_SQL, grams, rows, speakers))
     # Queued on the reader together (no round trip between them) while the query embeds.
-    catch_up = [vectors.catch_up(conn)] if config.enable_semantic and vectors is not None else []
-    done = await asyncio.gather(*catch_up, *keywords)
-    rankings = [ranking for ranking in done if ranking is not None]  # catch_up gives None
+    _, keywords = await asyncio.gather(
+        _caught_up(conn, config, vectors),
+        execute_fn(conn, lambda c: _keywords(c, words, query, space, config)),
+    )
+    rankings = [_ranked(found, rows) for found in keywords]
     weights = [1.0] * len(rankings)
     if config.enable_semantic:
         vector = await vector_task
-        semantic = nearest_params(
-            vector,
-            space,
-            k=config.search_k,
-            oversample=config.vector_oversample,
-            use_floor=config.enable_similarity_weighting,
-        )
         in_memory = vectors is not None and vectors.use(space)
-        sql = INDEX_SEMANTIC_SQL if in_memory else SEMANTIC_SQL
-        rankings.append(await _ranked(conn, sql, semantic, rows, speakers))
+        nearest = await execute_fn(
+            conn,
+            lambda c: nearest_passages(
+                c,
+                vector,
+                space,
+                k=config.search_k,
+                oversample=config.vector_oversample,
+                use_floor=config.enable_similarity_weighting,
+                in_memory=in_memory,
+            ),
+        )
+        rankings.append(_ranked(nearest, rows))
         weights.append(config.rrf_vector_weight)
     fused = rrf_fuse(rankings, config.rrf_k, weights)
     turns = turn_scores(
         fused,
         {sid: row.episode_id for sid, row in rows.items()},
-        speakers,
+        {sid: row.speaker for sid, row in rows.items()},
         named,
         share=config.sentence_share,
         boost=config.speaker_boost,
@@ -224,7 +206,7 @@ async def hybrid_search(
         time_boost=config.time_boost,
     )
     if config.reply_share > 0:
-        turns = await _with_replies(conn, space, turns[:k], rows, speakers, config.reply_share)
+        turns = await _with_replies(conn, space, turns[:k], rows, config.reply_share)
     return [
         Passage(
             text=rows[sid].text,
@@ -233,7 +215,7 @@ async def hybrid_search(
             said_at=datetime.fromtimestamp(rows[sid].said_at, UTC),
             score=value,
             role=rows[sid].role,
-            speaker=speakers.get(sid),
+            speaker=rows[sid].speaker,
         )
         for sid, value in turns[:k]
     ]

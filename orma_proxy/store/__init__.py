@@ -6,6 +6,7 @@ functions of a connection, typed in and out, so another backend could stand
 behind the same names.
 """
 
+from orma_proxy.store.accesses import Access, access_times, add_accesses
 from orma_proxy.store.audit import AuditRow, audit_rows, insert_audit
 from orma_proxy.store.backup import backup
 from orma_proxy.store.batches import (
@@ -29,10 +30,10 @@ from orma_proxy.store.consolidation import (
     move_watermark,
     watermark_of,
 )
+from orma_proxy.store.counts import Counts, counts
 from orma_proxy.store.database import Database
 from orma_proxy.store.episodes import (
     ROLES,
-    SPEAKERS_SQL,
     NewEpisode,
     RecentEpisode,
     SentenceRow,
@@ -46,8 +47,7 @@ from orma_proxy.store.episodes import (
 from orma_proxy.store.erase import Erasure, erase_episodes
 from orma_proxy.store.jobs import as_sync, connection_of
 from orma_proxy.store.leases import Lease, claim_lease, drop_lease, lease_of
-from orma_proxy.store.noise import refresh_floor
-from orma_proxy.store.passages import (
+from orma_proxy.store.lines import (
     StoredLine,
     current_sentences,
     episode_texts,
@@ -60,6 +60,14 @@ from orma_proxy.store.passages import (
     sentences_of_episodes,
     sentences_saying,
     space_lines,
+)
+from orma_proxy.store.noise import refresh_floor
+from orma_proxy.store.passages import (
+    keyword_passages,
+    nearest_passages,
+    next_turns,
+    pair_passages,
+    speakers_among,
 )
 from orma_proxy.store.releases import (
     Release,
@@ -108,10 +116,9 @@ from orma_proxy.store.tombstones import (
 from orma_proxy.store.transcript import first_sentence_id, said_before, sentence_row, transcript
 from orma_proxy.store.vector_index import VectorIndex
 from orma_proxy.store.vectors import (
-    INDEX_NEAREST_SQL,
-    NEAREST_SQL,
     VEC_TABLE,
-    nearest_params,
+    float_vectors,
+    newest_sentence_id,
     pending_between,
     pending_sentences,
     store_vectors,
@@ -123,18 +130,17 @@ from orma_proxy.store.zeroing import secure_delete
 MAX_ROW_ID = 2**63 - 1
 
 __all__ = [
-    "INDEX_NEAREST_SQL",
     "IN_IDS",
     "MAX_ROW_ID",
-    "NEAREST_SQL",
     "ROLES",
-    "SPEAKERS_SQL",
     "VEC_TABLE",
+    "Access",
     "AuditRow",
     "Backlog",
     "BatchRecord",
     "BrokenReference",
     "Connection",
+    "Counts",
     "Database",
     "DatabaseError",
     "EpisodeSize",
@@ -156,6 +162,8 @@ __all__ = [
     "Tombstone",
     "VectorIndex",
     "Writer",
+    "access_times",
+    "add_accesses",
     "as_record",
     "as_sync",
     "audit_rows",
@@ -170,6 +178,7 @@ __all__ = [
     "connection_of",
     "count_rows",
     "count_sentences",
+    "counts",
     "current_sentences",
     "defer_foreign_keys",
     "delete_sentences",
@@ -187,6 +196,7 @@ __all__ = [
     "fetch_sentences",
     "first_sentence",
     "first_sentence_id",
+    "float_vectors",
     "has_rows",
     "id_list",
     "insert_audit",
@@ -196,6 +206,7 @@ __all__ = [
     "insert_sentences",
     "insert_tombstone",
     "int_column",
+    "keyword_passages",
     "last_batch",
     "lease_of",
     "mark_sentences_released",
@@ -203,11 +214,14 @@ __all__ = [
     "move_citations",
     "move_watermark",
     "named_rows",
-    "nearest_params",
+    "nearest_passages",
+    "newest_sentence_id",
+    "next_turns",
     "on_topic",
     "open_async",
     "open_sync",
     "optimize_sentence_indexes",
+    "pair_passages",
     "pending_between",
     "pending_sentences",
     "read_rows",
@@ -230,6 +244,7 @@ __all__ = [
     "snapshot",
     "space_lines",
     "space_tag",
+    "speakers_among",
     "split_episode",
     "split_sentence",
     "store_vectors",

@@ -14,6 +14,7 @@ from typing import Any
 
 import aiosqlite
 
+from orma_proxy.store.connect import Connection
 from orma_proxy.store.jobs import connection_of
 from orma_proxy.store.select import Select
 from orma_proxy.store.sentences import NewSentence, insert_sentences
@@ -103,11 +104,10 @@ class SentenceRow:
     role: str
     text: str
     said_at: float
+    speaker: str | None = None  # the episode's ``metadata.speaker``, where it was read
 
 
-async def fetch_sentences(
-    conn: aiosqlite.Connection, ids: list[int], space: str
-) -> dict[int, SentenceRow]:
+def fetch_sentences(conn: Connection, ids: list[int], space: str) -> dict[int, SentenceRow]:
     """Sentences by id, restricted to ``space`` (the last isolation check).
 
     Sentences the user released or corrected are left out: recall never shows them;
@@ -116,15 +116,14 @@ async def fetch_sentences(
     if not ids:
         return {}
     marks = ",".join("?" * len(ids))
-    cursor = await conn.execute(
+    rows = conn.execute(
         "SELECT s.id, s.episode_id, s.space, e.role, s.text, e.said_at "
         "FROM sentences s JOIN episodes e ON e.id = s.episode_id "
         f"WHERE s.id IN ({marks}) AND s.space = ? "
         "AND s.released_by IS NULL AND s.superseded_by IS NULL "
         "AND json_extract(e.metadata, '$.failed') IS NULL",
         (*ids, space),
-    )
-    rows = await cursor.fetchall()
+    ).fetchall()
     return {
         int(r[0]): SentenceRow(int(r[0]), int(r[1]), r[2], r[3], r[4], float(r[5])) for r in rows
     }
@@ -139,6 +138,7 @@ SENTENCE = Select.of(
         "role": "e.role",
         "text": "s.text",
         "said_at": "e.said_at",
+        "speaker": "json_extract(e.metadata, '$.speaker')",
     },
     "FROM sentences s JOIN episodes e ON e.id = s.episode_id ",
 )
@@ -185,12 +185,3 @@ async def recent_episodes(
         RecentEpisode(int(r["id"]), str(r["role"]), str(r["text"]), float(r["said_at"]))
         for r in _RECENT.all_named(rows)
     ]
-
-
-# Which of a query's names (lower-cased, a JSON list) speak in the space: a seek on
-# the partial index episodes_speaker (migration 0011), whose expressions these repeat.
-SPEAKERS_SQL = (
-    "SELECT DISTINCT lower(json_extract(metadata, '$.speaker')) FROM episodes "
-    "WHERE space = :space AND json_extract(metadata, '$.speaker') IS NOT NULL "
-    "AND lower(json_extract(metadata, '$.speaker')) IN (SELECT value FROM json_each(:names))"
-)

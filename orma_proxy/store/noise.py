@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import time
 
-import aiosqlite
 import numpy as np
 
 from orma_proxy.config import OrmaConfig
+from orma_proxy.store.connect import Connection
 
 
 def percentile_floor(vectors: np.ndarray, percentile: float) -> float:
@@ -23,29 +23,31 @@ def percentile_floor(vectors: np.ndarray, percentile: float) -> float:
     return float(np.percentile(upper, percentile))
 
 
-async def refresh_floor(conn: aiosqlite.Connection, space: str, config: OrmaConfig) -> bool:
+def refresh_floor(conn: Connection, space: str, config: OrmaConfig) -> bool:
     """Recompute the space's floor if it grew enough since last time; True if it did.
 
     Runs as a writer job (inside the write transaction).
     """
-    cursor = await conn.execute("SELECT embedded FROM space_counts WHERE space = ?", (space,))
-    row = await cursor.fetchone()
+    row = conn.execute("SELECT embedded FROM space_counts WHERE space = ?", (space,)).fetchone()
     count = int(row[0]) if row else 0
     if count < config.noise_floor_min_sentences:
         return False
-    cursor = await conn.execute("SELECT sampled_count FROM space_stats WHERE space = ?", (space,))
-    previous = await cursor.fetchone()
+    previous = conn.execute(
+        "SELECT sampled_count FROM space_stats WHERE space = ?", (space,)
+    ).fetchone()
     if previous is not None and count < int(previous[0]) * config.noise_floor_regrow:
         return False
-    cursor = await conn.execute(
-        "SELECT v.embedding FROM sentence_vectors v JOIN sentences s ON s.id = v.sentence_id "
-        "WHERE s.space = ? ORDER BY random() LIMIT ?",
-        (space, config.noise_floor_sample),
-    )
-    blobs = [r[0] for r in await cursor.fetchall()]
+    blobs = [
+        r[0]
+        for r in conn.execute(
+            "SELECT v.embedding FROM sentence_vectors v JOIN sentences s ON s.id = v.sentence_id "
+            "WHERE s.space = ? ORDER BY random() LIMIT ?",
+            (space, config.noise_floor_sample),
+        ).fetchall()
+    ]
     vectors = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), -1)
     floor = percentile_floor(vectors, config.noise_floor_percentile)
-    await conn.execute(
+    conn.execute(
         "INSERT OR REPLACE INTO space_stats (space, noise_floor, sampled_count, updated_at) "
         "VALUES (?, ?, ?, ?)",
         (space, floor, count, time.time()),

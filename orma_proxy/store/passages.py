@@ -1,159 +1,112 @@
-"""Sentences and episodes found by id, by the text they hold or by topic; a correction's marks.
+"""Sentences as a search finds them: each channel's hits, best first, with what a passage shows.
 
-What forgetting reads to decide what it touches (``forget/match.py`` decides,
-these answer). A text match is a substring test, case-insensitive for ASCII
-letters only (SQLite's ``lower()``): predictable, never fuzzy where deleting
-is concerned; ``store/tombstones.py`` matches the same way.
+Each channel (keywords, CJK pairs, vectors, the replies to questions found) is
+one statement that returns its hits joined to their sentence, episode and
+speaker, so no further trip is needed to show the fused winners. The query
+comes in as text or a vector, never as SQL, and rows go out as ``SentenceRow``.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
-
-import numpy as np
+from collections.abc import Sequence
 
 from orma_proxy.embed.base import Vectors
 from orma_proxy.store.connect import Connection
-from orma_proxy.store.episodes import space_tag
-from orma_proxy.store.rows import IN_IDS, as_record, id_list, int_column, iter_named, named_rows
+from orma_proxy.store.episodes import SentenceRow
+from orma_proxy.store.keywords import BM25_SQL, GRAMS_SQL, bm25_params, grams_params
+from orma_proxy.store.vectors import INDEX_NEAREST_SQL, NEAREST_SQL, nearest_params
+
+# A channel's ``hits(id, score)`` joined to what a passage shows, best first. The
+# ``s.space`` test is the last isolation check: nothing of another space comes back.
+# A sentence the user released or corrected (``orma release`` / ``supersede``) never does,
+# nor one of a turn the upstream never answered (``metadata.failed``, server/capture.py).
+# CROSS JOIN keeps the few hits as the outer loop; a plain JOIN lets the planner
+# walk the whole space through ``sentences_space`` instead (~5x slower at 10k notes).
+_WITH_ROWS = (
+    "WITH hits AS ({hits}) "
+    "SELECT h.id, s.episode_id, s.space, e.role, s.text, e.said_at, "
+    "json_extract(e.metadata, '$.speaker') FROM hits h "
+    "CROSS JOIN sentences s ON s.id = h.id CROSS JOIN episodes e ON e.id = s.episode_id "
+    "WHERE s.space = :space AND s.released_by IS NULL AND s.superseded_by IS NULL "
+    "AND json_extract(e.metadata, '$.failed') IS NULL ORDER BY h.score DESC, h.id"
+)
+LEXICAL_SQL = _WITH_ROWS.format(hits=BM25_SQL)
+GRAMS_SEARCH_SQL = _WITH_ROWS.format(hits=GRAMS_SQL)
+SEMANTIC_SQL = _WITH_ROWS.format(hits=NEAREST_SQL)
+INDEX_SEMANTIC_SQL = _WITH_ROWS.format(hits=INDEX_NEAREST_SQL)
+# The sentences of the turn right after each of ``:asked`` (a JSON list of episode
+# ids) in the space, first sentence first: each an index seek on (space, id).
+_NEXT_TURNS = (
+    "SELECT s.id AS id, -s.position AS score FROM json_each(:asked) a "
+    "CROSS JOIN sentences s ON s.episode_id = "
+    "(SELECT min(n.id) FROM episodes n WHERE n.space = :space AND n.id > a.value)"
+)
+_REPLIES_SQL = _WITH_ROWS.format(hits=_NEXT_TURNS)
+# Which of a query's names (lower-cased, a JSON list) speak in the space: a seek on
+# the partial index episodes_speaker (migration 0011), whose expressions these repeat.
+_SPEAKERS_SQL = (
+    "SELECT DISTINCT lower(json_extract(metadata, '$.speaker')) FROM episodes "
+    "WHERE space = :space AND json_extract(metadata, '$.speaker') IS NOT NULL "
+    "AND lower(json_extract(metadata, '$.speaker')) IN (SELECT value FROM json_each(:names))"
+)
 
 
-def sentence_texts(conn: Connection, sentence_ids: Iterable[int]) -> list[str]:
-    """The text of these sentences, in id order."""
-    rows = named_rows(
-        conn, f"SELECT text FROM sentences WHERE id {IN_IDS} ORDER BY id", (id_list(sentence_ids),)
-    )
-    return [str(r["text"]) for r in rows]
+def _rows(conn: Connection, sql: str, params: dict[str, object] | None) -> list[SentenceRow]:
+    if params is None:
+        return []
+    return [
+        SentenceRow(
+            int(r[0]),
+            int(r[1]),
+            r[2],
+            r[3],
+            r[4],
+            float(r[5]),
+            r[6] if isinstance(r[6], str) else None,
+        )
+        for r in conn.execute(sql, params).fetchall()
+    ]
 
 
-def _ids(conn: Connection, table: str, where: str, *args: object) -> list[int]:
-    return int_column(conn, f"SELECT id FROM {table} WHERE {where} ORDER BY id", args)
+def keyword_passages(conn: Connection, query: str, space: str, k: int) -> list[SentenceRow]:
+    """The ``k`` best sentences of ``space`` for the words of ``query`` by BM25 (none: no words)."""
+    return _rows(conn, LEXICAL_SQL, bm25_params(query, space, k))
 
 
-# The text match: ``text`` holds the bound text, ASCII letters folded.
-_HOLDS = "instr(lower(text), lower(?)) > 0"
+def pair_passages(conn: Connection, query: str, space: str, k: int) -> list[SentenceRow]:
+    """The ``k`` best by the CJK character pairs ``query`` shares (none if it has no CJK text)."""
+    return _rows(conn, GRAMS_SEARCH_SQL, grams_params(query, space, k))
 
 
-def current_sentences(conn: Connection, sentence_ids: Iterable[int]) -> list[int]:
-    """Those of these sentences no correction has superseded, in id order."""
-    where = f"id {IN_IDS} AND superseded_by IS NULL"
-    return _ids(conn, "sentences", where, id_list(sentence_ids))
-
-
-def sentences_saying(conn: Connection, space: str, text: str) -> list[int]:
-    """The sentences of ``space`` holding ``text`` that no correction superseded, in id order."""
-    where = f"space = ? AND superseded_by IS NULL AND {_HOLDS}"
-    return _ids(conn, "sentences", where, space, text)
-
-
-def sentences_of_episodes(conn: Connection, episode_ids: Iterable[int]) -> list[int]:
-    """Every sentence of these episodes, in id order."""
-    return _ids(conn, "sentences", f"episode_id {IN_IDS}", id_list(episode_ids))
-
-
-def episodes_saying(conn: Connection, space: str, text: str) -> list[int]:
-    """The episodes of ``space`` holding ``text``, in id order."""
-    return _ids(conn, "episodes", f"space = ? AND {_HOLDS}", space, text)
-
-
-def episodes_in_space(conn: Connection, space: str, episode_ids: Iterable[int]) -> list[int]:
-    """Those of these episodes that exist in ``space``, in id order."""
-    return _ids(conn, "episodes", f"space = ? AND id {IN_IDS}", space, id_list(episode_ids))
-
-
-def on_topic(
+def nearest_passages(
     conn: Connection,
+    query: Vectors,
     space: str,
-    words: Sequence[str],
-    vector: Vectors,
     *,
-    threshold: float,
-    limit: int,
-) -> list[int]:
-    """Shown sentences of ``space`` holding every one of ``words`` or near ``vector``, best first.
+    k: int,
+    oversample: int,
+    use_floor: bool,
+    in_memory: bool,
+) -> list[SentenceRow]:
+    """The ``k`` sentences of ``space`` nearest to ``query``, most similar first.
 
-    Near: a cosine similarity of at least ``threshold``, and never less than
-    the space's noise floor. Those holding the words come first, then by
-    similarity. The scan is exact (no k-NN): every shown sentence of the space is compared.
+    ``vectors.nearest`` says what the arguments mean; here the hits come with their rows.
     """
-    terms = " AND ".join('"' + w.replace('"', '""') + '"' for w in words)  # words, never syntax
-    lexical = (
-        "s.id IN (SELECT rowid FROM sentence_fts WHERE sentence_fts MATCH :terms)" if words else "0"
-    )
-    floor = "coalesce((SELECT noise_floor FROM space_stats WHERE space = :space), :threshold)"
-    return int_column(
-        conn,
-        f"SELECT s.id, {lexical} AS lexical, "
-        "coalesce(1.0 - vec_distance_cosine(v.embedding, :q), -1.0) AS sim "
-        "FROM sentences s LEFT JOIN sentence_vectors v ON v.sentence_id = s.id "
-        "WHERE s.space = :space AND s.released_by IS NULL AND s.superseded_by IS NULL "
-        f"AND (lexical OR sim >= max(:threshold, {floor})) "
-        "ORDER BY lexical DESC, sim DESC, s.id LIMIT :limit",
-        {
-            "terms": f"space_tag:{space_tag(space)} AND {terms}",
-            "q": np.ascontiguousarray(vector, dtype=np.float32).tobytes(),
-            "space": space,
-            "threshold": threshold,
-            "limit": limit,
-        },
-    )
+    params = nearest_params(query, space, k=k, oversample=oversample, use_floor=use_floor)
+    return _rows(conn, INDEX_SEMANTIC_SQL if in_memory else SEMANTIC_SQL, params)
 
 
-def mark_superseded(conn: Connection, sentence_ids: Iterable[int], episode_id: int) -> None:
-    """Mark these sentences corrected by episode ``episode_id``: recall never shows them again."""
-    conn.execute(
-        f"UPDATE sentences SET superseded_by = ? WHERE id {IN_IDS}",
-        (episode_id, id_list(sentence_ids)),
-    )
+def next_turns(conn: Connection, space: str, episode_ids: Sequence[int]) -> list[SentenceRow]:
+    """The sentences of the turn that follows each of these episodes in ``space``.
 
-
-def first_sentence(conn: Connection, episode_id: int) -> int:
-    """The first sentence of episode ``episode_id`` (one that has sentences)."""
-    return int_column(conn, "SELECT min(id) FROM sentences WHERE episode_id = ?", (episode_id,))[0]
-
-
-@dataclass(frozen=True)
-class StoredLine:
-    """A sentence with what a forgetting request is judged on: who said it, when, its marks."""
-
-    id: int
-    episode_id: int
-    start: int
-    text: str
-    role: str
-    speaker: str | None
-    said_at: float
-    hidden: bool  # superseded or released
-    corrects: object  # a correction's note: the subject it recorded (JSON), else None
-
-
-def space_lines(conn: Connection, space: str, *, hidden: bool) -> Iterator[StoredLine]:
-    """Every sentence of ``space`` in id order (with ``hidden``, superseded and released too).
-
-    A forgetting request is judged on every line by rules in Python (names as
-    whole words, stems, identifiers in any spelling), which no index answers;
-    the rows stream, so a large space is read once without being held.
+    Best first is first sentence first; a turn's own order within it.
     """
-    shown = "" if hidden else "AND s.superseded_by IS NULL AND s.released_by IS NULL "
-    rows = iter_named(
-        conn,
-        "SELECT s.id, s.episode_id, s.start, s.text, e.role, e.said_at, "
-        "json_extract(e.metadata, '$.speaker') AS speaker, "
-        "json_extract(e.metadata, '$.corrects') AS corrects, "
-        "(s.superseded_by IS NOT NULL OR s.released_by IS NOT NULL) AS hidden "
-        "FROM sentences s JOIN episodes e ON e.id = s.episode_id "
-        f"WHERE s.space = ? {shown}ORDER BY s.id",
-        (space,),
-    )
-    for r in rows:
-        corrects = json.loads(r["corrects"]) if r["corrects"] else None
-        yield as_record(StoredLine, r, hidden=bool(r["hidden"]), corrects=corrects)
+    params: dict[str, object] = {"asked": json.dumps(sorted(episode_ids)), "space": space}
+    return _rows(conn, _REPLIES_SQL, params)
 
 
-def episode_texts(conn: Connection, space: str) -> Iterator[tuple[int, str]]:
-    """Every episode of ``space`` as (id, text), in id order: what a purge scans for identifiers."""
-    sql = "SELECT id, text FROM episodes WHERE space = ? ORDER BY id"
-    for r in iter_named(conn, sql, (space,)):
-        yield int(r["id"]), str(r["text"])
+def speakers_among(conn: Connection, space: str, names: Sequence[str]) -> set[str]:
+    """Which of ``names`` (lower-case) are an episode's speaker in ``space``, lower-cased."""
+    params = {"space": space, "names": json.dumps(list(names))}
+    return {str(r[0]) for r in conn.execute(_SPEAKERS_SQL, params).fetchall()}

@@ -8,6 +8,8 @@ cosine against the float32 copies in ``sentence_vectors``.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import aiosqlite
 import numpy as np
 
@@ -67,58 +69,75 @@ def recorded_model(conn: Connection) -> str | None:
     return None if row is None else str(row[0])
 
 
-async def pending_sentences(conn: aiosqlite.Connection, limit: int) -> list[tuple[int, str, str]]:
+def newest_sentence_id(conn: Connection) -> int | None:
+    """The id of the newest sentence stored (None if none): ``flush`` waits up to it."""
+    row = conn.execute("SELECT max(id) FROM sentences").fetchone()
+    return None if row is None or row[0] is None else int(row[0])
+
+
+def pending_sentences(conn: Connection, limit: int) -> list[tuple[int, str, str]]:
     """Sentences still waiting for a vector: (id, space, text), oldest first."""
-    cursor = await conn.execute(
+    rows = conn.execute(
         "SELECT id, space, text FROM sentences WHERE embedded = 0 ORDER BY id LIMIT ?", (limit,)
-    )
-    return [(int(r[0]), r[1], r[2]) for r in await cursor.fetchall()]
+    ).fetchall()
+    return [(int(r[0]), r[1], r[2]) for r in rows]
 
 
-async def pending_between(
-    conn: aiosqlite.Connection, first: int, last: int, limit: int
+def pending_between(
+    conn: Connection, first: int, last: int, limit: int
 ) -> list[tuple[int, str, str]]:
     """Sentences with ids in ``[first, last]`` still waiting for a vector, oldest first."""
-    cursor = await conn.execute(
+    rows = conn.execute(
         "SELECT id, space, text FROM sentences WHERE embedded = 0 AND id BETWEEN ? AND ? "
         "ORDER BY id LIMIT ?",
         (first, last, limit),
-    )
-    return [(int(r[0]), r[1], r[2]) for r in await cursor.fetchall()]
+    ).fetchall()
+    return [(int(r[0]), r[1], r[2]) for r in rows]
 
 
-async def store_vectors(
-    conn: aiosqlite.Connection, rows: list[tuple[int, str]], vectors: Vectors
-) -> int:
+def store_vectors(conn: Connection, rows: list[tuple[int, str]], vectors: Vectors) -> int:
     """Write vectors for (sentence id, space) rows; returns how many were new.
 
     Runs inside the writer's transaction and re-checks ``embedded = 0`` there,
     so two processes indexing the same pending rows never insert one twice.
     """
     marks = ",".join("?" * len(rows))
-    cursor = await conn.execute(
+    found = conn.execute(
         f"SELECT id FROM sentences WHERE embedded = 0 AND id IN ({marks})",
         [sid for sid, _ in rows],
-    )
-    still_pending = {int(r[0]) for r in await cursor.fetchall()}
+    ).fetchall()
+    still_pending = {int(r[0]) for r in found}
     params = [
         (sid, space, vector.astype(np.float32).tobytes())
         for (sid, space), vector in zip(rows, vectors, strict=True)
         if sid in still_pending
     ]
-    await conn.executemany(
+    conn.executemany(
         f"INSERT INTO {VEC_TABLE} (sentence_id, space, embedding) "
         "VALUES (?, ?, vec_quantize_binary(?))",
         params,
     )
-    await conn.executemany(
+    conn.executemany(
         "INSERT OR REPLACE INTO sentence_vectors (sentence_id, embedding) VALUES (?, ?)",
         [(sid, blob) for sid, _, blob in params],
     )
-    await conn.executemany(
+    conn.executemany(
         "UPDATE sentences SET embedded = 1 WHERE id = ?", [(sid,) for sid, _, _ in params]
     )
     return len(params)
+
+
+def float_vectors(conn: Connection, ids: Iterable[int]) -> dict[int, Vectors]:
+    """The float vectors of these sentences (those embedded so far)."""
+    wanted = list(ids)
+    if not wanted:
+        return {}
+    rows = conn.execute(
+        "SELECT sentence_id, embedding FROM sentence_vectors "
+        f"WHERE sentence_id IN ({','.join('?' * len(wanted))})",
+        wanted,
+    ).fetchall()
+    return {int(r[0]): np.frombuffer(r[1], dtype=np.float32) for r in rows}
 
 
 # Hits under the space's noise floor are dropped if ``:use_floor``.

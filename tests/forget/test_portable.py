@@ -13,7 +13,7 @@ import pytest
 from orma_proxy import AsyncMemory, OrmaConfig
 from orma_proxy.embed.onnx import OnnxEmbedder
 from orma_proxy.errors import InputError
-from orma_proxy.recall.access import unpack_times
+from orma_proxy.store.accesses import unpack_times
 from tests.helpers.life import PUNE, exported, remember, shown
 
 UNICODE = '我住在东京。 Ich heiße Jürgen 🙂 and I say "hi"\\ a lot.\nTabs\there.'

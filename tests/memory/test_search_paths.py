@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from orma_proxy import AsyncMemory
-from orma_proxy.recall.fts import bm25_params
-from orma_proxy.recall.search import LEXICAL_SQL, SEMANTIC_SQL
 from orma_proxy.store.connect import open_sync
+from orma_proxy.store.keywords import bm25_params
+from orma_proxy.store.passages import LEXICAL_SQL, SEMANTIC_SQL
 from orma_proxy.store.vectors import nearest_params
 
 NOTES = (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from orma_proxy import AsyncMemory, OrmaConfig
 from orma_proxy.embed.onnx import OnnxEmbedder
-from orma_proxy.recall.access import pack_times, unpack_many, unpack_times
+from orma_proxy.store.accesses import pack_times, unpack_many, unpack_times
 from tests.helpers.rawdb import rows as raw_rows
 from tests.helpers.recall_store import Store, sahil, ts
 

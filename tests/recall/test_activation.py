@@ -11,7 +11,8 @@ from orma_proxy.recall.activation import spread
 from orma_proxy.recall.candidates import gather
 from orma_proxy.recall.pipeline import activate
 from orma_proxy.recall.rank import score
-from tests.helpers.rawdb import reading
+from orma_proxy.store import execute_fn
+from tests.helpers.rawdb import raw, reading
 from tests.helpers.recall_store import Store, ts
 
 WHEN = "2026-10-01T09:00:00+05:30"
@@ -48,18 +49,17 @@ async def test_fan_effect_hands_a_specific_entity_s_activation_on_and_damps_a_hu
         await reader.execute_fetchall("SELECT name, id FROM entities WHERE space = 'default'")
     )
     config = amem.config.model_copy(update={"activation_depth": 1, "activation_base_weight": 1.0})
-    reached = await spread(
-        reader, "default", {entities["Dr. Rao"]: 1.0, entities["Pune"]: 1.0}, config
-    )
+    with raw(amem.path) as conn:
+        reached = spread(conn, "default", {entities["Dr. Rao"]: 1.0, entities["Pune"]: 1.0}, config)
     assert reached[("state", ids["dentist"])] == pytest.approx(1 / 2)  # fan(Dr. Rao) = 2
     assert reached[("state", ids["home"])] == pytest.approx(1 / (HUB_FAN + 1))  # the hub
     assert reached[("event", ids["event"])] == pytest.approx(1 / 2 + 1 / (HUB_FAN + 1))
     assert ("state", ids["hobby"]) not in reached
     # A hub over the fan limit spreads nothing at all.
     capped = config.model_copy(update={"activation_max_fan": HUB_FAN})
-    assert ("state", ids["home"]) not in await spread(
-        reader, "default", {entities["Pune"]: 1.0}, capped
-    )
+    with raw(amem.path) as conn:
+        hub = spread(conn, "default", {entities["Pune"]: 1.0}, capped)
+    assert ("state", ids["home"]) not in hub
 
 
 async def test_a_second_hop_keeps_only_hop_decay_of_the_activation(
@@ -70,7 +70,8 @@ async def test_a_second_hop_keeps_only_hop_decay_of_the_activation(
         iter(await reader.execute_fetchall("SELECT id FROM entities WHERE name = 'Dr. Rao'"))
     )
     config = amem.config.model_copy(update={"activation_depth": 2, "activation_hop_decay": 0.5})
-    reached = await spread(reader, "default", {int(rao[0]): 1.0}, config)
+    with raw(amem.path) as conn:
+        reached = spread(conn, "default", {int(rao[0]): 1.0}, config)
     # Hop 2, halved by the hop decay: the dentist state (0.5) passes on through "user"
     # (fan 3: dentist, home, hobby), the event (0.5) through Pune (fan 61).
     hop = 0.5 * 0.5
@@ -85,7 +86,7 @@ async def test_toothache_reaches_the_dentist_through_shared_entities(
     await amem.flush()
     now = ts(LATER)
     pool = await gather(reader, amem.embed_query, QUERY, "default", amem.config, now)
-    await activate(reader, pool, QUERY, "default", amem.config)
+    await execute_fn(reader, lambda conn: activate(conn, pool, QUERY, "default", amem.config))
     dentist, home = pool.items[("state", ids["dentist"])], pool.items[("state", ids["home"])]
     # Both get the user's share (fan 3); Dr. Rao (fan 2) adds far more than Pune (fan 61).
     assert dentist.activation > 3 * home.activation > 0

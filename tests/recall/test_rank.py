@@ -8,10 +8,10 @@ import pytest
 
 from orma_proxy import AsyncMemory, OrmaConfig
 from orma_proxy.embed.onnx import OnnxEmbedder
-from orma_proxy.recall.access import write_accesses
 from orma_proxy.recall.candidates import Candidate
 from orma_proxy.recall.rank import novelty_gate, score
 from orma_proxy.recall.temporal import SECONDS_PER_DAY, History
+from orma_proxy.store import Access, add_accesses
 from tests.helpers.rawdb import writing
 from tests.helpers.recall_store import Store, ts
 
@@ -21,9 +21,9 @@ MINUTE = 60.0
 
 async def accessed(mem: AsyncMemory, sentence: int, times: list[float]) -> None:
     """Pretend recall returned ``sentence`` at ``times`` (the access log, written directly)."""
-    rows = [("default", "passage", sentence, t) for t in times]
+    rows = [Access("default", "passage", sentence, t) for t in times]
     async with writing(mem.path) as own:
-        await own.submit(lambda conn: write_accesses(conn, rows, keep=len(rows)))
+        await own.execute_write_fn(lambda conn: add_accesses(conn, rows, keep=len(rows)))
 
 
 def passage_ids(block_passages: list[object]) -> list[int]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from orma_proxy import AsyncMemory
-from orma_proxy.recall.fts import match_expression
 from orma_proxy.recall.search import rrf_fuse
+from orma_proxy.store.keywords import match_expression
 
 DENTIST = "My dentist is Dr. Rao in Kothrud."
 NOTES = [

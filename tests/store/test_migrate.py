@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from orma_proxy.recall.access import unpack_times
+from orma_proxy.store.accesses import unpack_times
 from orma_proxy.store.connect import Connection, DatabaseError, open_sync
 from orma_proxy.store.migrate import load_migrations, migrate, split_statements
 from tests.helpers.processes import migration_counts

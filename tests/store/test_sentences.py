@@ -56,7 +56,9 @@ async def stored(db: Database, space: str = "default") -> list[int]:
 
     ids = await db.writer.execute_write_fn(write)
     vectors = HashingEmbedder().embed(TEXTS)
-    await db.writer.submit(lambda conn: store_vectors(conn, [(i, space) for i in ids], vectors))
+    await db.writer.execute_write_fn(
+        lambda conn: store_vectors(conn, [(i, space) for i in ids], vectors)
+    )
     return ids
 
 

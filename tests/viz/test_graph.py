@@ -10,9 +10,8 @@ import pytest
 
 from orma_proxy import AsyncMemory
 from orma_proxy.config import OrmaConfig
-from orma_proxy.recall.access import write_accesses
 from orma_proxy.recall.temporal import History
-from orma_proxy.store import Writer
+from orma_proxy.store import Access, Connection, Writer, add_accesses
 from orma_proxy.viz.graph import build_graph, signals
 
 pytestmark = pytest.mark.slow
@@ -23,18 +22,17 @@ HUBS = 40  # each state links to the user and to one of these
 HOT = 25  # states recalled in the last minutes
 
 
-async def _fill(conn: aiosqlite.Connection, now: float) -> None:
+def _fill(conn: Connection, now: float) -> None:
     """One cited sentence, thousands of states and their links, written in one transaction."""
-    cursor = await conn.execute("SELECT id, episode_id FROM sentences LIMIT 1")
-    row = await cursor.fetchone()
+    row = conn.execute("SELECT id, episode_id FROM sentences LIMIT 1").fetchone()
     assert row is not None
     sentence, episode = int(row[0]), int(row[1])
     names = ["user", *(f"Place {n}" for n in range(HUBS))]
-    await conn.executemany(
+    conn.executemany(
         "INSERT INTO entities (space, name, kind, created_at) VALUES ('big', ?, ?, ?)",
         [(n, "user" if n == "user" else "thing", now) for n in names],
     )
-    await conn.executemany(
+    conn.executemany(
         "INSERT INTO states (space, entity_id, attribute, value, prohibited, stated_at, "
         "valid_from, sentence_id, episode_id, created_at) "
         "VALUES ('big', 1, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -52,22 +50,20 @@ async def _fill(conn: aiosqlite.Connection, now: float) -> None:
             for n in range(STATES)
         ],
     )
-    states = [int(r[0]) for r in await conn.execute_fetchall("SELECT id FROM states ORDER BY id")]
+    states = [int(r[0]) for r in conn.execute("SELECT id FROM states ORDER BY id").fetchall()]
     hubs = {
         str(r[0]): int(r[1])
-        for r in await conn.execute_fetchall("SELECT name, id FROM entities WHERE space = 'big'")
+        for r in conn.execute("SELECT name, id FROM entities WHERE space = 'big'").fetchall()
     }
     links = [(hubs["user"], s) for s in states]
     links += [(hubs[f"Place {i % HUBS}"], s) for i, s in enumerate(states)]
-    await conn.executemany(
+    conn.executemany(
         "INSERT INTO entity_links (entity_id, kind, target_id, space) "
         "VALUES (?, 'state', ?, 'big')",
         links,
     )
     hot = states[-HOT:]
-    await write_accesses(
-        conn, [("big", "state", s, now - 60 * k) for s in hot for k in range(3)], 3
-    )
+    add_accesses(conn, [Access("big", "state", s, now - 60 * k) for s in hot for k in range(3)], 3)
 
 
 async def test_a_large_space_keeps_rules_and_the_most_active_and_says_so(
@@ -75,7 +71,7 @@ async def test_a_large_space_keeps_rules_and_the_most_active_and_says_so(
 ) -> None:
     now = time.time()
     await amem.add("A note every state cites.", "big")
-    await writer.submit(lambda conn: _fill(conn, now))
+    await writer.execute_write_fn(lambda conn: _fill(conn, now))
     started = time.perf_counter()
     graph = await build_graph(reader, "big", amem.config, now, 2_000)
     seconds = time.perf_counter() - started

@@ -1,14 +1,14 @@
-"""BM25 over FTS5, with user text turned into terms, never into FTS5 syntax.
+"""The keyword indexes' statements: BM25 over FTS5 and over CJK character pairs.
 
-Quotes, ``*``, ``NEAR(``, ``AND``, ``-`` or ``:`` in a question are words or
-nothing: every term is a quoted string of word characters, OR-ed together.
+A query reaches them as plain text and is turned into terms here, never into
+FTS5 syntax: quotes, ``*``, ``NEAR(``, ``AND``, ``-`` or ``:`` in a question are
+words or nothing; every term is a quoted string of word characters, OR-ed
+together. ``store/passages.py`` joins their hits to what a passage shows.
 """
 
 from __future__ import annotations
 
 import re
-
-import aiosqlite
 
 from orma_proxy.store.episodes import space_tag
 from orma_proxy.text.grams import query_grams
@@ -83,14 +83,3 @@ def grams_params(query: str, space: str, k: int) -> dict[str, object] | None:
         return None
     terms = " OR ".join(f'"{gram}"' for gram in grams)  # CJK characters only: no quotes
     return {"grams": f"space_tag:{space_tag(space)} AND ({terms})", "space": space, "k": k}
-
-
-async def bm25_search(
-    conn: aiosqlite.Connection, query: str, space: str, k: int
-) -> list[tuple[int, float]]:
-    """Best ``k`` sentence ids of ``space`` for ``query`` by BM25 (higher score is better)."""
-    params = bm25_params(query, space, k)
-    if params is None:
-        return []
-    rows = await conn.execute_fetchall(BM25_SQL, params)
-    return [(int(r[0]), float(r[1])) for r in rows]

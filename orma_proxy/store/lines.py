@@ -1,0 +1,159 @@
+"""Sentences and episodes found by id, by the text they hold or by topic; a correction's marks.
+
+What forgetting reads to decide what it touches (``forget/match.py`` decides,
+these answer). A text match is a substring test, case-insensitive for ASCII
+letters only (SQLite's ``lower()``): predictable, never fuzzy where deleting
+is concerned; ``store/tombstones.py`` matches the same way.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from orma_proxy.embed.base import Vectors
+from orma_proxy.store.connect import Connection
+from orma_proxy.store.episodes import space_tag
+from orma_proxy.store.rows import IN_IDS, as_record, id_list, int_column, iter_named, named_rows
+
+
+def sentence_texts(conn: Connection, sentence_ids: Iterable[int]) -> list[str]:
+    """The text of these sentences, in id order."""
+    rows = named_rows(
+        conn, f"SELECT text FROM sentences WHERE id {IN_IDS} ORDER BY id", (id_list(sentence_ids),)
+    )
+    return [str(r["text"]) for r in rows]
+
+
+def _ids(conn: Connection, table: str, where: str, *args: object) -> list[int]:
+    return int_column(conn, f"SELECT id FROM {table} WHERE {where} ORDER BY id", args)
+
+
+# The text match: ``text`` holds the bound text, ASCII letters folded.
+_HOLDS = "instr(lower(text), lower(?)) > 0"
+
+
+def current_sentences(conn: Connection, sentence_ids: Iterable[int]) -> list[int]:
+    """Those of these sentences no correction has superseded, in id order."""
+    where = f"id {IN_IDS} AND superseded_by IS NULL"
+    return _ids(conn, "sentences", where, id_list(sentence_ids))
+
+
+def sentences_saying(conn: Connection, space: str, text: str) -> list[int]:
+    """The sentences of ``space`` holding ``text`` that no correction superseded, in id order."""
+    where = f"space = ? AND superseded_by IS NULL AND {_HOLDS}"
+    return _ids(conn, "sentences", where, space, text)
+
+
+def sentences_of_episodes(conn: Connection, episode_ids: Iterable[int]) -> list[int]:
+    """Every sentence of these episodes, in id order."""
+    return _ids(conn, "sentences", f"episode_id {IN_IDS}", id_list(episode_ids))
+
+
+def episodes_saying(conn: Connection, space: str, text: str) -> list[int]:
+    """The episodes of ``space`` holding ``text``, in id order."""
+    return _ids(conn, "episodes", f"space = ? AND {_HOLDS}", space, text)
+
+
+def episodes_in_space(conn: Connection, space: str, episode_ids: Iterable[int]) -> list[int]:
+    """Those of these episodes that exist in ``space``, in id order."""
+    return _ids(conn, "episodes", f"space = ? AND id {IN_IDS}", space, id_list(episode_ids))
+
+
+def on_topic(
+    conn: Connection,
+    space: str,
+    words: Sequence[str],
+    vector: Vectors,
+    *,
+    threshold: float,
+    limit: int,
+) -> list[int]:
+    """Shown sentences of ``space`` holding every one of ``words`` or near ``vector``, best first.
+
+    Near: a cosine similarity of at least ``threshold``, and never less than
+    the space's noise floor. Those holding the words come first, then by
+    similarity. The scan is exact (no k-NN): every shown sentence of the space is compared.
+    """
+    terms = " AND ".join('"' + w.replace('"', '""') + '"' for w in words)  # words, never syntax
+    lexical = (
+        "s.id IN (SELECT rowid FROM sentence_fts WHERE sentence_fts MATCH :terms)" if words else "0"
+    )
+    floor = "coalesce((SELECT noise_floor FROM space_stats WHERE space = :space), :threshold)"
+    return int_column(
+        conn,
+        f"SELECT s.id, {lexical} AS lexical, "
+        "coalesce(1.0 - vec_distance_cosine(v.embedding, :q), -1.0) AS sim "
+        "FROM sentences s LEFT JOIN sentence_vectors v ON v.sentence_id = s.id "
+        "WHERE s.space = :space AND s.released_by IS NULL AND s.superseded_by IS NULL "
+        f"AND (lexical OR sim >= max(:threshold, {floor})) "
+        "ORDER BY lexical DESC, sim DESC, s.id LIMIT :limit",
+        {
+            "terms": f"space_tag:{space_tag(space)} AND {terms}",
+            "q": np.ascontiguousarray(vector, dtype=np.float32).tobytes(),
+            "space": space,
+            "threshold": threshold,
+            "limit": limit,
+        },
+    )
+
+
+def mark_superseded(conn: Connection, sentence_ids: Iterable[int], episode_id: int) -> None:
+    """Mark these sentences corrected by episode ``episode_id``: recall never shows them again."""
+    conn.execute(
+        f"UPDATE sentences SET superseded_by = ? WHERE id {IN_IDS}",
+        (episode_id, id_list(sentence_ids)),
+    )
+
+
+def first_sentence(conn: Connection, episode_id: int) -> int:
+    """The first sentence of episode ``episode_id`` (one that has sentences)."""
+    return int_column(conn, "SELECT min(id) FROM sentences WHERE episode_id = ?", (episode_id,))[0]
+
+
+@dataclass(frozen=True)
+class StoredLine:
+    """A sentence with what a forgetting request is judged on: who said it, when, its marks."""
+
+    id: int
+    episode_id: int
+    start: int
+    text: str
+    role: str
+    speaker: str | None
+    said_at: float
+    hidden: bool  # superseded or released
+    corrects: object  # a correction's note: the subject it recorded (JSON), else None
+
+
+def space_lines(conn: Connection, space: str, *, hidden: bool) -> Iterator[StoredLine]:
+    """Every sentence of ``space`` in id order (with ``hidden``, superseded and released too).
+
+    A forgetting request is judged on every line by rules in Python (names as
+    whole words, stems, identifiers in any spelling), which no index answers;
+    the rows stream, so a large space is read once without being held.
+    """
+    shown = "" if hidden else "AND s.superseded_by IS NULL AND s.released_by IS NULL "
+    rows = iter_named(
+        conn,
+        "SELECT s.id, s.episode_id, s.start, s.text, e.role, e.said_at, "
+        "json_extract(e.metadata, '$.speaker') AS speaker, "
+        "json_extract(e.metadata, '$.corrects') AS corrects, "
+        "(s.superseded_by IS NOT NULL OR s.released_by IS NOT NULL) AS hidden "
+        "FROM sentences s JOIN episodes e ON e.id = s.episode_id "
+        f"WHERE s.space = ? {shown}ORDER BY s.id",
+        (space,),
+    )
+    for r in rows:
+        corrects = json.loads(r["corrects"]) if r["corrects"] else None
+        yield as_record(StoredLine, r, hidden=bool(r["hidden"]), corrects=corrects)
+
+
+def episode_texts(conn: Connection, space: str) -> Iterator[tuple[int, str]]:
+    """Every episode of ``space`` as (id, text), in id order: what a purge scans for identifiers."""
+    sql = "SELECT id, text FROM episodes WHERE space = ? ORDER BY id"
+    for r in iter_named(conn, sql, (space,)):
+        yield int(r["id"]), str(r["text"])
