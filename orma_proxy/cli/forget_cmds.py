@@ -8,6 +8,8 @@ changed. ``purge`` shows what it would erase and asks before erasing unless
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -29,8 +31,8 @@ from orma_proxy.cli.shared_options import (
     sqlite_id,
     state,
 )
-from orma_proxy.errors import InputError
-from orma_proxy.forget import ForgetResult
+from orma_proxy.errors import AmbiguousDescriptionError, InputError
+from orma_proxy.forget import ForgetResult, naming
 from orma_proxy.inputs import DEFAULT_SPACE
 
 app = typer.Typer()
@@ -41,6 +43,20 @@ _STATE_ID = re.compile(r"^#?(\d+)$")
 DryRunOption = Annotated[
     bool, typer.Option("--dry-run", help="Show exactly what would change; change nothing.")
 ]
+AllOption = Annotated[
+    bool,
+    typer.Option("--all", help="When a first name stands for several people, act on each of them."),
+]
+
+
+def _each_person(query: str, every: bool, act: Callable[[str], ForgetResult]) -> list[ForgetResult]:
+    """``act(query)``; with ``every``, an ambiguous query is asked again once per person."""
+    try:
+        return [act(query)]
+    except AmbiguousDescriptionError as exc:
+        if not every:
+            raise
+        return [act(naming(query, person)) for person in exc.candidates]
 
 
 def _what(result: ForgetResult) -> str:
@@ -74,7 +90,7 @@ def supersede(
     old: Annotated[
         str,
         typer.Argument(
-            help="Wrong text, or a state id (#12).",
+            help="What is wrong: a description, a quote, or a state id (#12).",
             metavar="OLD",
             show_default=False,
             callback=not_blank("old"),
@@ -93,12 +109,13 @@ def supersede(
 ) -> None:
     """Correct a fact: every line and state saying OLD gives way to NEW.
 
-    OLD is a text (any line containing it, ASCII case ignored) or a state id as
-    `orma facts` lists it; for a state, or a text that is a state's whole
-    value, NEW becomes its value at once. NEW is stored as a note. Recall never
-    shows the old lines again; `orma facts --history` keeps the old value.
+    OLD describes the fact ("Meera's employer", "my previous address", a
+    quote such as "Pune") or is a state id as `orma facts` lists it; for a
+    state, NEW becomes its value at once. NEW is stored as a note. Recall never
+    shows the old lines again; `orma facts --history` keeps the old value. A
+    first name two people share is asked about, never guessed (exit 2).
 
-    Example: orma supersede "Pune" "Bangalore"
+    Example: orma supersede "Meera's employer" "Meera is at Zoho now."
     """
     cli = state(ctx)
     match = _STATE_ID.match(old.strip())
@@ -123,7 +140,7 @@ def release(
     query: Annotated[
         str,
         typer.Argument(
-            help="The topic to stop recalling.",
+            help="What to stop recalling: a description or a topic.",
             metavar="QUERY",
             show_default=False,
             callback=not_blank("query"),
@@ -140,23 +157,37 @@ def release(
             help="Most passages released (default: config).", min=1, callback=sqlite_count
         ),
     ] = None,
+    every: AllOption = False,
     space: SpaceOption = DEFAULT_SPACE,
     db: DbOption = None,
     json_out: JsonOption = False,
 ) -> None:
-    """Stop recalling a topic: passages about QUERY and the facts drawn from them.
+    """Stop recalling what QUERY describes, and the facts drawn from it.
 
-    Nothing is deleted. The release's ID brings everything back with
-    `orma unrelease ID`; other memories of the space are not touched.
+    QUERY is a description ("my diet", "Arjun's address", "everything about
+    Rahul") or a topic ("politics"). Nothing is deleted. The release's ID
+    brings everything back with `orma unrelease ID`; other memories of the
+    space are not touched.
 
     Example: orma release "my old job" --dry-run
     """
     cli = state(ctx)
     with open_memory(cli, db, must_exist=True) as memory:
-        result = memory.release(
-            query, space, threshold=threshold, max_items=max_items, dry_run=dry_run
+        results = _each_person(
+            query,
+            every,
+            lambda q: memory.release(
+                q, space, threshold=threshold, max_items=max_items, dry_run=dry_run
+            ),
         )
-    if dry_run:
+    for result in results:
+        _told_release(cli, result, query, space, json_out)
+
+
+def _told_release(
+    cli: CliState, result: ForgetResult, query: str, space: str, json_out: bool
+) -> None:
+    if result.dry_run:
         message = f"Would release {_what(result)} in space {space!r}:"
     elif not result.count:
         message = f"Nothing in space {space!r} is about {query!r}; nothing was released."
@@ -200,7 +231,7 @@ def purge(
     query: Annotated[
         str | None,
         typer.Argument(
-            help="Erase every episode containing this text.",
+            help="What to erase: a description, an identifier or a quote.",
             metavar="QUERY",
             show_default=False,
             callback=not_blank("query"),
@@ -212,12 +243,15 @@ def purge(
     ] = None,
     dry_run: DryRunOption = False,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
+    every: AllOption = False,
     space: SpaceOption = DEFAULT_SPACE,
     db: DbOption = None,
     json_out: JsonOption = False,
 ) -> None:
-    """Erase for good: episodes containing QUERY, and everything drawn from them.
+    """Erase for good: episodes holding what QUERY describes, and all drawn from them.
 
+    QUERY is a description ("Arjun's medical record"), an identifier in any
+    spelling (an email, a phone number, a key) or a quote.
     For secrets and personal data. Text, index entries, vectors, states and
     events go, and the database file is compacted so the bytes are gone from
     disk. Shows what it would erase and asks first, unless --yes.
@@ -227,7 +261,31 @@ def purge(
     cli = state(ctx)
     if (query is None) == (not episodes):
         raise InputError("give either QUERY or --episode ID (not both)")
-    target = query if query is not None else list(episodes or [])
+    if query is not None and every:
+        with open_memory(cli, db, must_exist=True) as memory:
+            try:
+                memory.purge(query, space, dry_run=True)
+            except AmbiguousDescriptionError as exc:
+                people = exc.candidates
+            else:
+                people = []
+        for person in people:
+            _purge(cli, naming(query, person), space, db, dry_run, yes, json_out)
+        if people:
+            return
+    _purge(cli, query if query is not None else list(episodes or []), space, db, dry_run, yes,
+           json_out)  # fmt: skip
+
+
+def _purge(
+    cli: CliState,
+    target: str | list[int],
+    space: str,
+    db: Path | None,
+    dry_run: bool,
+    yes: bool,
+    json_out: bool,
+) -> None:
     with open_memory(cli, db, must_exist=True) as memory:
         preview = memory.purge(target, space, dry_run=True)
         if dry_run:

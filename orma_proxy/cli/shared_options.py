@@ -49,6 +49,8 @@ def report_error(console: Console, exc: BaseException) -> None:
     """One red line, never wrapped, never a traceback."""
     message = " ".join(str(exc).split()) or type(exc).__name__
     console.print(Text.assemble(("error: ", "bold red"), (message, "red")), soft_wrap=True)
+    for candidate in getattr(exc, "candidates", ()):
+        console.print(Text(f"  - {candidate}"), soft_wrap=True)
 
 
 def say(console: Console, message: str) -> None:

@@ -1,6 +1,12 @@
-"""Forgetting on request: correct (supersede), hide (release), erase (purge), each audited."""
+"""Forgetting on request: correct (supersede), hide (release), erase (purge), each audited.
+
+What to forget is a description ("Meera's employer", "my previous address", an
+email in any spelling), resolved exactly (``forget/resolve.py``); ``naming``
+re-asks an ambiguous one about a single person.
+"""
 
 from orma_proxy.forget.audit import read_audit
+from orma_proxy.forget.describe import naming
 from orma_proxy.forget.purge import purge
 from orma_proxy.forget.release import release, unrelease
 from orma_proxy.forget.results import Affected, AuditEntry, ForgetResult, Operation
@@ -13,6 +19,7 @@ __all__ = [
     "ForgetResult",
     "Operation",
     "add_unless_purged",
+    "naming",
     "purge",
     "read_audit",
     "release",

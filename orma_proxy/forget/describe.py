@@ -33,7 +33,15 @@ from orma_proxy.text import (
     stems,
 )
 
-__all__ = ["Description", "Line", "Subject", "clauses", "describe", "full_names"]
+__all__ = [
+    "Description",
+    "Line",
+    "Subject",
+    "clauses",
+    "describe",
+    "full_names",
+    "naming",
+]
 
 When = Literal["any", "previous", "current"]
 
@@ -199,6 +207,12 @@ def clauses(text: str) -> list[tuple[int, int]]:
         start = m.start() + (len(m[0]) - len(m[0].lstrip()))
     spans.append((start, len(text)))
     return [s for s in spans if text[s[0] : s[1]].strip()]
+
+
+def naming(text: str, person: str) -> str:
+    """``text`` about one person a first name stood for: "Sam's phone" -> "Sam Lee's phone"."""
+    first = person.split()[0]
+    return re.sub(rf"(?<!\w){re.escape(first)}(?!\w)", person, text, count=1)
 
 
 def full_names(name: str, texts: list[str]) -> list[str]:

@@ -60,10 +60,7 @@ async def forget(request: Request) -> Response:
     except ValidationError as exc:
         raise BadRequestError(f"bad /_orma/forget request: {exc.errors()[0]['msg']}") from exc
     space = guard.space_for(access, asked_space(asked.space, request.headers))
-    try:
-        result = await _run(state.memory, asked, space)
-    except InputError as exc:
-        raise BadRequestError(str(exc)) from exc
+    result = await _run(state.memory, asked, space)  # InputError: 400; ambiguity: 409
     if result.operation == "purge" and not result.dry_run:
         state.last_blocks.pop(space, None)  # the block shown last may quote what was erased
     return JSONResponse(result.as_dict())

@@ -139,3 +139,29 @@ def test_export_import_rebuild_backup(orma: Orma, stored: Path, tmp_path: Path) 
     said = _ok(orma, "backup", backup, "--db", stored)
     assert said.startswith(f"Backed up {stored} to {backup} (")
     assert _ok(orma, "export", "--db", backup) == dump.read_text("utf-8")
+
+
+def test_a_shared_first_name_lists_the_people_and_changes_nothing(orma: Orma, db: Path) -> None:
+    for note in ("Zara Quint lives in Hove.", "Zara Marsh lives in Ely.", "Zara Quint sings."):
+        _ok(orma, "add", note, "--db", db)
+    before = _ok(orma, "export", "--db", db)
+    for args in (
+        ("release", "where Zara lives"),
+        ("purge", "Zara's address", "--yes"),
+        ("supersede", "Zara's city", "Zara lives in Rye."),
+    ):
+        result = orma(*args, "--db", db)
+        assert result.exit_code == 2, result.stderr
+        assert "- Zara Quint" in result.stderr and "- Zara Marsh" in result.stderr
+    assert _ok(orma, "export", "--db", db) == before
+
+
+def test_all_acts_on_each_person_a_first_name_stood_for(orma: Orma, db: Path) -> None:
+    for note in ("Zara Quint lives in Hove.", "Zara Marsh lives in Ely.", "Zara Quint sings."):
+        _ok(orma, "add", note, "--db", db)
+    _ok(orma, "release", "where Zara lives", "--all", "--db", db)
+    shown = _ok(orma, "search", "Zara", "--db", db)
+    assert "Hove" not in shown and "Ely" not in shown
+    assert "sings" in shown  # her other line is not where she lives
+    _ok(orma, "purge", "Zara's singing", "--all", "--yes", "--db", db)
+    assert "sings" not in _ok(orma, "search", "Zara", "--db", db)

@@ -79,3 +79,34 @@ async def test_the_mcp_tools_release_and_purge(config: OrmaConfig, embedder: Onn
         assert "staging" not in text and "80417" not in text
         empty = await client.call_tool("orma_purge", {"query": " "})
         assert empty.is_error
+
+
+AMBIGUOUS = ("Theo Varga works at Ossory.", "Theo Lund works at Brack.")
+
+
+def test_the_proxy_answers_409_with_the_people_a_first_name_could_mean(
+    config: OrmaConfig, embedder: OnnxEmbedder
+) -> None:
+    with Memory(config=config, embedder=embedder) as mem:
+        for note in AMBIGUOUS:
+            mem.add(note)
+    with serve(create_app(config, embedder=embedder)) as served:
+        url = f"{served.url}/_orma/forget"
+        answer = _post(url, {"operation": "release", "query": "Theo's employer"}, key=None)
+        assert answer.status_code == 409, answer.text
+        error = answer.json()["error"]
+        assert error["code"] == "ambiguous_description"
+        assert error["candidates"] == ["Theo Varga", "Theo Lund"]
+        exact = _post(url, {"operation": "release", "query": "Theo Lund's employer"}, key=None)
+        assert exact.status_code == 200 and exact.json()["preview"] == [AMBIGUOUS[1]]
+
+
+async def test_the_mcp_tools_name_the_candidates(
+    config: OrmaConfig, embedder: OnnxEmbedder
+) -> None:
+    async with Client(build_server(config, embedder=embedder)) as client:
+        for note in AMBIGUOUS:
+            await client.call_tool("orma_remember", {"text": note})
+        answer = await client.call_tool("orma_purge", {"query": "Theo's employer"})
+        text = "".join(getattr(c, "text", "") for c in answer.content)
+        assert answer.is_error and "Theo Varga" in text and "Theo Lund" in text
