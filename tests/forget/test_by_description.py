@@ -9,6 +9,7 @@ values.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -278,3 +279,33 @@ async def test_a_shared_first_name_is_asked_about_not_guessed(
     named = raised.value.candidates[0]  # asking again by the full name resolves it
     result = await amem.release(f"{named}'s {about.split()[-1]}")
     assert result.count >= 1
+
+
+@pytest.mark.parametrize(
+    ("old_fact", "other", "about", "query", "keep", "gone"),
+    [
+        ("Priya works at Halcyon.", "Ravi took up sketching.", "Ravi's hobby", "Priya work",
+         "Halcyon", "sketching"),
+        ("Goran lives in Zagreb.", "Goran's sister Mila paints.", "Mila's hobby", "Goran live",
+         "Zagreb", "paints"),
+        ("I am allergic to penicillin.", "Ines drinks kefir.", "Ines's drink", "my allergy",
+         "penicillin", "kefir"),
+        ("My birthday is on 9 April.", "Tom's phone is 020 7946 0321.", "Tom's phone",
+         "my birthday", "9 April", "0321"),
+        ("Aiko's email is aiko@post.example.jp.", "Ben plays chess.", "Ben's hobby",
+         "Aiko email", "aiko@post", "chess"),
+    ],
+)  # fmt: skip
+async def test_decay_old_facts_outlive_an_unrelated_release(
+    amem: AsyncMemory, old_fact: str, other: str, about: str, query: str, keep: str, gone: str
+) -> None:
+    """A fact said two years ago and never forgotten is still recalled; the release is exact."""
+    long_ago = datetime.now(UTC) - timedelta(days=730)
+    await amem.add(old_fact, at=long_ago)
+    for note in (*OTHERS, other):
+        await amem.add(note)
+    await amem.flush()
+    await amem.release(about)
+    text = "\n".join(await shown(amem, query))
+    assert keep in text
+    assert gone not in "\n".join(await shown(amem, f"{query} {other}"))
