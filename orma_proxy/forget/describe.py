@@ -261,7 +261,8 @@ def describe(text: str) -> Description:
             pass
         elif groups_of(word):
             groups |= groups_of(word)
-        elif raw[:1].isupper() and word not in NOT_NAMES:
+        elif raw[:1].isupper() and word not in NOT_NAMES and not evidence_of(word):
+            # A known value ("Coffee habit") is a word however it is written, not a name.
             if previous_token_was_name:
                 names[-1] = f"{names[-1]} {raw}"
             else:

@@ -68,3 +68,9 @@ def test_a_compound_line_is_cut_between_kinds() -> None:
 def test_full_names_find_two_people_behind_one_first_name() -> None:
     texts = ["Noor Haddad works at Velt.", "Noor Saleh works at Brio.", "Noor called."]
     assert full_names("Noor", texts) == ["Noor Haddad", "Noor Saleh"]
+
+
+def test_a_capitalised_value_is_a_word_not_a_name() -> None:
+    d = describe("Coffee after dinner")
+    assert not d.names and d.holds(line("I have coffee after dinner."))
+    assert describe("Kvass habit").names == ("Kvass",)  # unknown: it may be a name
