@@ -35,7 +35,6 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-import aiosqlite
 import numpy as np
 
 from bench import corpus
@@ -43,8 +42,8 @@ from orma_proxy import AsyncMemory, OrmaConfig
 from orma_proxy.embed.base import Embedder, Vectors, normalise
 from orma_proxy.embed.models import load_embedder
 from orma_proxy.recall.search import rrf_fuse
-from orma_proxy.store import execute_fn, open_async
-from orma_proxy.store.connect import open_sync
+from orma_proxy.store import Reader, execute_fn, open_async
+from orma_proxy.store.connect import Connection, open_sync
 from orma_proxy.store.database import Database
 from orma_proxy.store.episodes import NewEpisode, fetch_sentences, insert_episode
 from orma_proxy.store.keywords import BM25_SQL, bm25_params
@@ -153,7 +152,7 @@ async def build_store(config: OrmaConfig, embedder: Embedder, notes: list[corpus
                 )
                 for n in notes[start : start + batch]
             ]
-            await asyncio.gather(*(db.writer.submit(job) for job in jobs))
+            await asyncio.gather(*(db.writer.execute_write_fn(job) for job in jobs))
     finally:
         await db.close()
 
@@ -180,9 +179,7 @@ async def measure_search(
     return Quantiles.of(total), {name: Quantiles.of(s[warm]) for name, s in split.items()}
 
 
-async def stage_times(
-    reader: aiosqlite.Connection, mem: AsyncMemory, query: str
-) -> dict[str, float]:
+async def stage_times(reader: Reader, mem: AsyncMemory, query: str) -> dict[str, float]:
     """Each stage of a search on its own, one after the other.
 
     BM25 and k-NN are the statements the search runs (it wraps each in a join
@@ -193,18 +190,19 @@ async def stage_times(
     start = time.perf_counter()
     vector = (await asyncio.to_thread(embed_queries, mem.embedder, [query]))[0]
     embedded = time.perf_counter()
-    lexical = await bm25(reader, query, config.search_k)
+    lexical = await execute_fn(reader, lambda c: bm25(c, query, config.search_k))
     lexed = time.perf_counter()
     await mem.vector_index.catch_up(reader)
-    semantic = await nearest(
-        reader,
-        vector,
-        SPACE,
+    search = functools.partial(
+        nearest,
+        query=vector,
+        space=SPACE,
         k=config.search_k,
         oversample=config.vector_oversample,
         use_floor=config.enable_similarity_weighting,
         in_memory=mem.vector_index.use(SPACE),
     )
+    semantic = await execute_fn(reader, search)
     searched = time.perf_counter()
     fused = rrf_fuse([[i for i, _ in lexical], [i for i, _ in semantic]], config.rrf_k)
     winners = sorted(fused, key=fused.__getitem__)[-SEARCH_K:]
@@ -219,12 +217,12 @@ async def stage_times(
     )
 
 
-async def bm25(reader: aiosqlite.Connection, query: str, k: int) -> list[tuple[int, float]]:
+def bm25(conn: Connection, query: str, k: int) -> list[tuple[int, float]]:
     """The search's BM25 statement alone: (sentence id, score), best first."""
     params = bm25_params(query, SPACE, k)
     if params is None:
         return []
-    return [(int(r[0]), float(r[1])) for r in await reader.execute_fetchall(BM25_SQL, params)]
+    return [(int(r[0]), float(r[1])) for r in conn.execute(BM25_SQL, params)]
 
 
 def embed_queries(embedder: Embedder, queries: list[str]) -> Vectors:
@@ -264,15 +262,16 @@ async def measure_recall(mem: AsyncMemory, queries: list[str]) -> float:
     await mem.vector_index.register(reader)  # the search's in-memory k-NN, as the proxy's
     try:
         for vector, exact in zip(vectors, truth, strict=True):
-            approx = await nearest(
-                reader,
-                vector,
-                SPACE,
+            search = functools.partial(
+                nearest,
+                query=vector,
+                space=SPACE,
                 k=mem.config.search_k,
                 oversample=mem.config.vector_oversample,
                 use_floor=False,
                 in_memory=mem.vector_index.use(SPACE),
             )
+            approx = await execute_fn(reader, search)
             found += len(exact & {sid for sid, _ in approx[:RECALL_K]})
     finally:
         await reader.close()

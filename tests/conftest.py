@@ -5,13 +5,12 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
-import aiosqlite
 import pytest
 
 from orma_proxy import AsyncMemory, Memory, OrmaConfig
 from orma_proxy.embed.models import load_embedder
 from orma_proxy.embed.onnx import OnnxEmbedder
-from orma_proxy.store import Writer
+from orma_proxy.store import Reader, Writer
 from tests.helpers.rawdb import reading, writing
 
 
@@ -40,7 +39,7 @@ def mem(config: OrmaConfig, embedder: OnnxEmbedder) -> Iterator[Memory]:
 
 
 @pytest.fixture
-async def reader(amem: AsyncMemory) -> AsyncIterator[aiosqlite.Connection]:
+async def reader(amem: AsyncMemory) -> AsyncIterator[Reader]:
     """A read-only connection of the test's own to ``amem``'s file, for functions taking one."""
     async with reading(amem.path) as conn:
         yield conn

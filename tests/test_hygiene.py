@@ -12,15 +12,13 @@ from tests.helpers.trees import write_tree
 
 TESTS = Path(__file__).resolve().parent
 
-# Private names tests still use, in code other work is rewriting (issue 16, step 3): the
-# writer's connect function (a full disk is simulated through it), its task, the inline
-# connection's _execute, the memory's indexing pool, and helpers private to their module.
+# Private names tests still use: the writer's connect function (a full disk is simulated
+# through it), its task, the memory's indexing pool, and helpers private to their module.
 # A new one fails the test below; remove an entry once its test no longer needs it.
 TOLERATED = {
     "cli/test_add_streaming.py: writer_module._connect",
     "memory/test_full_disk.py: writer_module._connect",
     "memory/test_indexer.py: mem._index_pool",
-    "store/test_inline.py: conn._execute",
     "store/test_writer.py: writer._task",
     "embed/test_graph.py: from orma_proxy.embed.models import _minilm_files",
     "embed/test_onnx.py: from orma_proxy.embed.models import _minilm_files",

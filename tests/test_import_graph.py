@@ -4,12 +4,14 @@ Read from the source with ``ast`` (nothing is imported), so an import inside a
 function or under ``TYPE_CHECKING`` counts like any other: a lazy import hides a
 cycle from Python, not from the design. A *unit* is a top-level subpackage
 (``orma_proxy.recall``), a top-level module (``orma_proxy.config``) or the root
-package itself.
+package itself. The same reading checks that SQL text lives in the store and the
+facts layer only: other packages call their functions.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator, Mapping, Set
 from dataclasses import dataclass
 from functools import cache
@@ -18,6 +20,22 @@ from pathlib import Path
 from tests.helpers.trees import write_tree
 
 PACKAGE = Path(__file__).resolve().parent.parent / "orma_proxy"
+
+# The units whose modules may hold SQL text.
+SQL_HOMES = frozenset({"orma_proxy.store", "orma_proxy.facts"})
+# A statement's shape, in SQL's capitals (prose and docstrings are not SQL): SELECT ... FROM,
+# INSERT [OR x] INTO, UPDATE t SET, DELETE FROM, CREATE/DROP/ALTER TABLE|INDEX|..., PRAGMA x,
+# and a string that is a whole transaction statement (BEGIN, COMMIT, SAVEPOINT x...).
+SQL_STATEMENT = re.compile(
+    r"\bSELECT\b[\s\S]*\bFROM\b"
+    r"|\bINSERT\s+(?:OR\s+[A-Z]+\s+)?INTO\b"
+    r"|\bUPDATE\s+\w+(?:\s+(?:AS\s+)?\w+)?\s+SET\b"
+    r"|\bDELETE\s+FROM\b"
+    r"|\b(?:CREATE|DROP|ALTER)\s+(?:VIRTUAL\s+|TEMP\s+|UNIQUE\s+)*(?:TABLE|INDEX|TRIGGER|VIEW)\b"
+    r"|\bPRAGMA\s+\w+"
+    r"|^\s*(?:BEGIN(?:\s+(?:IMMEDIATE|DEFERRED|EXCLUSIVE))?|COMMIT|ROLLBACK(?:\s+TO\s+\w+)?"
+    r"|SAVEPOINT\s+\w+|RELEASE\s+\w+|VACUUM|ANALYZE)\s*;?\s*$"
+)
 
 # Cycles tolerated for now; the test below fails while this lists one that is gone.
 # (The last, recall <-> sleep, went with the facts layer: issue 16, step 1.)
@@ -171,6 +189,60 @@ def past_the_surface(root: Path = PACKAGE) -> list[str]:
     return offenders
 
 
+def _docstrings(tree: ast.AST) -> set[int]:
+    """The ids of the docstring nodes of ``tree``'s module, classes and functions."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            first = node.body[0] if node.body else None
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                found.add(id(first.value))
+    return found
+
+
+def _joined(node: ast.expr) -> str | None:
+    """The text of a string expression, ``?`` for what is computed; None if it holds no text.
+
+    An f-string and a ``+`` of strings are read whole, so ``f"SELECT {cols} FROM t"``
+    and ``"SELECT " + cols + " FROM t"`` are one statement, not two harmless halves.
+    """
+    if isinstance(node, ast.Constant):
+        return node.value if isinstance(node.value, str) else None
+    if isinstance(node, ast.JoinedStr):
+        return "".join(v.value if isinstance(v, ast.Constant) else "?" for v in node.values)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _joined(node.left), _joined(node.right)
+        if left is None and right is None:
+            return None
+        return (left or "?") + (right or "?")
+    return None
+
+
+def string_texts(tree: ast.AST) -> Iterator[tuple[int, str]]:
+    """(line, text) of every string expression of ``tree`` but its docstrings."""
+    skip = _docstrings(tree)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.expr) and id(node) not in skip:
+            text = _joined(node)
+            if text is not None:
+                yield node.lineno, text
+
+
+def sql_outside_its_homes(root: Path = PACKAGE) -> list[str]:
+    """``file:line`` of each string that looks like a SQL statement outside ``SQL_HOMES``."""
+    offenders = []
+    for module, path in sorted(modules(root).items()):
+        if unit(module) in SQL_HOMES:
+            continue
+        found: dict[int, str] = {}
+        for line, text in string_texts(ast.parse(path.read_text("utf-8"), str(path))):
+            if SQL_STATEMENT.search(text):
+                found.setdefault(line, text)
+        where = path.relative_to(root.parent).as_posix()
+        offenders += [f"{where}:{line}: {text[:60]!r}" for line, text in sorted(found.items())]
+    return offenders
+
+
 def is_private(name: str) -> bool:
     return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
 
@@ -218,6 +290,42 @@ def test_packages_meet_only_at_their_surface() -> None:
     """
     offenders = past_the_surface()
     assert not offenders, "imports past a package's surface:\n" + "\n".join(offenders)
+
+
+def test_sql_lives_in_the_store_and_the_facts_layer() -> None:
+    """Other packages call store and facts functions; none writes a statement of its own."""
+    offenders = sql_outside_its_homes()
+    assert not offenders, "SQL outside store/ and facts/:\n" + "\n".join(offenders)
+
+
+def test_the_sql_rule_catches_statements_and_lets_prose_be(tmp_path: Path) -> None:
+    root = tmp_path / "orma_proxy"
+    files = {
+        "__init__.py": "",
+        "store/__init__.py": 'Q = "SELECT id FROM sentences WHERE space = ?"\n',
+        "facts/states.py": 'CLOSE = "UPDATE states SET active = 0 WHERE id = ?"\n',
+        "recall/rank.py": (
+            '"""SELECT the best FROM the pool: prose in a docstring is no statement."""\n'
+            'NOTE = "select the rows from the pool"\n'
+            'METHODS = ["GET", "DELETE", "SELECT"]\n'
+            "def cols(c: str) -> str:\n"
+            '    """Never writes DELETE FROM."""\n'
+            '    return f"SELECT {c} FROM states"\n'
+            'ADD = "SELECT " + NOTE + " FROM t"\n'
+            'PUT = ("INSERT OR IGNORE INTO entity_links "\n'
+            '       "VALUES (?, ?)")\n'
+            'GO = "BEGIN IMMEDIATE"\n'
+            'SAY = "Begin with the first line"\n'
+            'MAKE = "CREATE VIRTUAL TABLE t USING fts5 (text)"\n'
+            'SET = "PRAGMA foreign_keys = ON"\n'
+            'CUT = "DELETE FROM t"\n'
+            'FIX = "UPDATE states AS s SET value = ?"\n'
+        ),
+    }
+    write_tree(root, files)
+    assert [o.split(": ")[0] for o in sql_outside_its_homes(root)] == [
+        f"orma_proxy/recall/rank.py:{line}" for line in (6, 7, 8, 10, 12, 13, 14, 15)
+    ]
 
 
 def test_the_rules_catch_what_they_forbid(tmp_path: Path) -> None:

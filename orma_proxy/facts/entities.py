@@ -12,8 +12,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-import aiosqlite
-
 from orma_proxy.store import Connection
 from orma_proxy.store.select import Row, Select
 from orma_proxy.text.names import names_in
@@ -120,25 +118,21 @@ def _link_from(r: Row) -> EntityLink:
     return EntityLink(int(r["entity_id"]), str(r["kind"]), int(r["target_id"]))
 
 
-async def entity_names(conn: aiosqlite.Connection, space: str) -> dict[int, str]:
+def entity_names(conn: Connection, space: str) -> dict[int, str]:
     """The name of every entity of ``space``, by id."""
-    rows = await conn.execute_fetchall(_NAMES.sql + "WHERE e.space = ?", (space,))
+    rows = conn.execute(_NAMES.sql + "WHERE e.space = ?", (space,))
     return {int(r["id"]): str(r["name"]) for r in _NAMES.all_named(rows)}
 
 
-async def entity_by_id(conn: aiosqlite.Connection, space: str, number: int) -> Entity | None:
+def entity_by_id(conn: Connection, space: str, number: int) -> Entity | None:
     """Entity ``number`` if it belongs to ``space``."""
-    rows = await conn.execute_fetchall(
-        _ENTITIES.sql + "WHERE e.space = ? AND e.id = ?", (space, number)
-    )
+    rows = conn.execute(_ENTITIES.sql + "WHERE e.space = ? AND e.id = ?", (space, number))
     return next((_entity_from(r) for r in _ENTITIES.all_named(rows)), None)
 
 
-async def linked_entities(
-    conn: aiosqlite.Connection, space: str, kind: str, target: int
-) -> list[Entity]:
+def linked_entities(conn: Connection, space: str, kind: str, target: int) -> list[Entity]:
     """The entities the state or event ``target`` (``kind``) is linked to, by name."""
-    rows = await conn.execute_fetchall(
+    rows = conn.execute(
         _ENTITIES_LINKED.sql + "WHERE l.kind = ? AND l.target_id = ? AND l.space = ? "
         "ORDER BY e.name",
         (kind, target, space),
@@ -146,17 +140,15 @@ async def linked_entities(
     return [_entity_from(r) for r in _ENTITIES_LINKED.all_named(rows)]
 
 
-async def entity_links(conn: aiosqlite.Connection, space: str) -> list[EntityLink]:
+def entity_links(conn: Connection, space: str) -> list[EntityLink]:
     """Every link of ``space``: the edges of its graph."""
-    rows = await conn.execute_fetchall(
-        _SPACE_LINKS.sql + "WHERE e.space = ? AND l.space = ?", (space, space)
-    )
+    rows = conn.execute(_SPACE_LINKS.sql + "WHERE e.space = ? AND l.space = ?", (space, space))
     return [_link_from(r) for r in _SPACE_LINKS.all_named(rows)]
 
 
-async def links_of_entity(conn: aiosqlite.Connection, space: str, entity: int) -> list[EntityLink]:
+def links_of_entity(conn: Connection, space: str, entity: int) -> list[EntityLink]:
     """The links of entity ``entity`` in ``space``: states before events, newest first."""
-    rows = await conn.execute_fetchall(
+    rows = conn.execute(
         _LINKS.sql + "WHERE l.entity_id = ? AND l.space = ? ORDER BY l.kind DESC, l.target_id DESC",
         (entity, space),
     )

@@ -10,8 +10,6 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-import aiosqlite
-
 from orma_proxy.store import Connection
 from orma_proxy.store.select import Row, Select
 
@@ -86,9 +84,9 @@ def event_from(r: Row) -> Event:
     )
 
 
-async def list_events(conn: aiosqlite.Connection, space: str) -> list[Event]:
+def list_events(conn: Connection, space: str) -> list[Event]:
     """Every event of ``space``, oldest date first (undated last)."""
-    rows = await conn.execute_fetchall(
+    rows = conn.execute(
         EVENTS.sql + "WHERE v.space = ? ORDER BY v.date IS NULL, v.date, v.id", (space,)
     )
     return [event_from(r) for r in EVENTS.all_named(rows)]

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import aiosqlite
-
+from orma_proxy.store import Connection
 from orma_proxy.store.select import Select
 
 __all__ = ["SpaceSize", "graph_version", "space_sizes"]
@@ -48,16 +47,16 @@ _VERSION = Select.of(
 )
 
 
-async def space_sizes(conn: aiosqlite.Connection) -> list[SpaceSize]:
+def space_sizes(conn: Connection) -> list[SpaceSize]:
     """Every space with at least one episode, by name."""
-    rows = await conn.execute_fetchall(_SIZES.sql)
+    rows = conn.execute(_SIZES.sql)
     return [
         SpaceSize(str(r["name"]), int(r["episodes"]), int(r["states"]), int(r["events"]))
         for r in _SIZES.all_named(rows)
     ]
 
 
-async def graph_version(conn: aiosqlite.Connection, space: str) -> str:
+def graph_version(conn: Connection, space: str) -> str:
     """A token that changes whenever a state or event of ``space`` is added, closed or released."""
-    rows = _VERSION.all_named(await conn.execute_fetchall(_VERSION.sql, (space,)))
+    rows = _VERSION.all_named(conn.execute(_VERSION.sql, (space,)))
     return ":".join(str(rows[0][name]) for name in _VERSION.columns)

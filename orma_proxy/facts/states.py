@@ -11,8 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-import aiosqlite
-
 from orma_proxy.store import Connection
 from orma_proxy.store.select import Row, Select
 
@@ -127,12 +125,10 @@ def state_from(r: Row) -> State:
     )
 
 
-async def list_facts(
-    conn: aiosqlite.Connection, space: str, *, include_history: bool = False
-) -> list[State]:
+def list_facts(conn: Connection, space: str, *, include_history: bool = False) -> list[State]:
     """Active states of ``space`` (and, with history, closed ones), the user's first."""
     where = "WHERE s.space = ?" + ("" if include_history else " AND s.active = 1")
-    rows = await conn.execute_fetchall(
+    rows = conn.execute(
         STATES.sql + where + " ORDER BY e.name != 'user', e.name, s.attribute, s.condition, "
         "s.stated_at, s.id",
         (space,),
@@ -140,8 +136,8 @@ async def list_facts(
     return [state_from(r) for r in STATES.all_named(rows)]
 
 
-async def state_by_id(
-    conn: aiosqlite.Connection, space: str, state_id: int, *, released: bool = False
+def state_by_id(
+    conn: Connection, space: str, state_id: int, *, released: bool = False
 ) -> State | None:
     """State ``state_id`` if it belongs to ``space`` (active or closed).
 
@@ -149,18 +145,16 @@ async def state_by_id(
     """
     select = ANY_STATES if released else STATES
     sql = select.sql + "WHERE s.space = ? AND s.id = ?"
-    rows = select.all_named(await conn.execute_fetchall(sql, (space, state_id)))
+    rows = select.all_named(conn.execute(sql, (space, state_id)))
     return state_from(rows[0]) if rows else None
 
 
-async def predecessors(
-    conn: aiosqlite.Connection, space: str, state_id: int, *, max_depth: int
-) -> list[State]:
+def predecessors(conn: Connection, space: str, state_id: int, *, max_depth: int) -> list[State]:
     """What state ``state_id`` replaced, directly or through others, oldest first.
 
     Walks ``superseded_by`` back at most ``max_depth`` steps; released states are left out.
     """
-    rows = await conn.execute_fetchall(
+    rows = conn.execute(
         "WITH RECURSIVE back (id, depth) AS (SELECT id, 1 FROM states "
         "WHERE space = ? AND superseded_by = ? UNION ALL SELECT s.id, b.depth + 1 FROM states s "
         "JOIN back b ON s.superseded_by = b.id WHERE b.depth < ?) "

@@ -10,8 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-import aiosqlite
-
+from orma_proxy.store import Connection
 from orma_proxy.store.select import Select
 
 __all__ = ["ItemTimes", "item_times"]
@@ -56,8 +55,8 @@ _SOURCES: tuple[tuple[TimedKind, Select, str, str], ...] = (
 )
 
 
-async def item_times(
-    conn: aiosqlite.Connection, space: str, keys: Iterable[tuple[str, int]] | None = None
+def item_times(
+    conn: Connection, space: str, keys: Iterable[tuple[str, int]] | None = None
 ) -> dict[tuple[TimedKind, int], ItemTimes]:
     """The times of these (kind, id) items of ``space``; absent ones are left out.
 
@@ -70,7 +69,7 @@ async def item_times(
         if ids == []:
             continue
         only = every if ids is None else f" AND {column} IN ({','.join('?' * len(ids))})"
-        rows = await conn.execute_fetchall(select.sql + only, (space, *(ids or ())))
+        rows = conn.execute(select.sql + only, (space, *(ids or ())))
         for r in select.all_named(rows):
             rehearsed = None if r["rehearsed_at"] is None else float(r["rehearsed_at"])
             found[(kind, int(r["id"]))] = ItemTimes(

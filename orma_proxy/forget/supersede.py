@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import time
 
-import aiosqlite
-
 from orma_proxy.config import OrmaConfig
 from orma_proxy.errors import InputError
 from orma_proxy.facts import (
@@ -37,7 +35,6 @@ from orma_proxy.store import (
     Connection,
     Database,
     NewEpisode,
-    connection_of,
     first_sentence,
     insert_episode,
     mark_superseded,
@@ -56,9 +53,7 @@ async def supersede(
     now = time.time()
     segments = split_sentences(new, config.max_sentence_chars)
 
-    # An async job: storing the episode is an async step (for now).
-    async def job(conn: aiosqlite.Connection) -> ForgetResult:
-        raw = connection_of(conn)
+    def job(raw: Connection) -> ForgetResult:
         found = correction(raw, space, old)
         if not found.sentences and not found.states:
             raise InputError(
@@ -71,7 +66,7 @@ async def supersede(
         episode = NewEpisode(
             space=space, role="note", text=new, said_at=now, created_at=now, metadata=metadata
         )
-        episode_id = await insert_episode(conn, episode, segments)
+        episode_id = insert_episode(raw, episode, segments)
         mark_superseded(raw, cut_lines(raw, found.sentences, found.cuts), episode_id)
         first_line = first_sentence(raw, episode_id)
         value = " ".join(new.split())
@@ -95,7 +90,7 @@ async def supersede(
             episode_id=episode_id,
         )
 
-    return await db.writer.submit(job)
+    return await db.writer.execute_write_fn(job)
 
 
 def _replacement(

@@ -22,13 +22,10 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
-import aiosqlite
-
 from orma_proxy.store import (
     Connection,
     NewEpisode,
     Tombstone,
-    connection_of,
     expire_tombstones,
     insert_episode,
     insert_tombstone,
@@ -53,8 +50,8 @@ def binding(conn: Connection, space: str, since: float) -> list[Tombstone]:
     return tombstones_since(conn, space, since)
 
 
-async def add_unless_purged(
-    conn: aiosqlite.Connection,
+def add_unless_purged(
+    conn: Connection,
     space: str,
     since: float,
     episodes: Sequence[tuple[NewEpisode, list[Segment]]],
@@ -63,13 +60,12 @@ async def add_unless_purged(
 
     One holding a text purged from ``space`` since then is not stored (None).
     Runs as one write job, so no purge can commit between the check and the insert.
-    (An async job while ``insert_episode`` is one.)
     """
-    purged = binding(connection_of(conn), space, since)
+    purged = binding(conn, space, since)
     ids: list[int | None] = []
     for episode, segments in episodes:
         if any(tombstone.found_in(episode.text) for tombstone in purged):
             ids.append(None)
         else:
-            ids.append(await insert_episode(conn, episode, segments))
+            ids.append(insert_episode(conn, episode, segments))
     return ids

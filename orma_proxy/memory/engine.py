@@ -98,7 +98,7 @@ class AsyncMemory(Forgetting, Portability):
             detect_speaker=role != "document",
         )
         try:
-            episode_id = await db.writer.submit(
+            episode_id = await db.writer.execute_write_fn(
                 lambda conn: insert_episode(conn, episode, segments)
             )
         except DatabaseError as exc:  # a full disk, an I/O error: rolled back, nothing stored
@@ -172,7 +172,7 @@ class AsyncMemory(Forgetting, Portability):
             )
             for role, text, metadata in turns
         ]
-        ids = await db.writer.submit(
+        ids = await db.writer.execute_write_fn(
             lambda conn: add_unless_purged(conn, space, heard_at, episodes)
         )
         self._index_new()
@@ -187,7 +187,8 @@ class AsyncMemory(Forgetting, Portability):
         ``on_embedded(n)`` is called as each batch of ``n`` sentences is stored.
         """
         db = self._opened()
-        ranges = await sentence_ranges(db.reader, list(episode_ids))
+        wanted = list(episode_ids)
+        ranges = await db.reader.execute_fn(lambda conn: sentence_ranges(conn, wanted))
         assert self._indexer is not None
         await self._indexer.embed_first(ranges, on_embedded)
 
@@ -348,7 +349,10 @@ class AsyncMemory(Forgetting, Portability):
     async def facts(self, space: str = DEFAULT_SPACE, include_history: bool = False) -> list[State]:
         """Active states of a space; with history, also closed ones and what replaced them."""
         db = self._opened()
-        return await list_facts(db.reader, check_space(space), include_history=include_history)
+        space = check_space(space)
+        return await db.reader.execute_fn(
+            lambda conn: list_facts(conn, space, include_history=include_history)
+        )
 
     # --- states set by hand: forbid a rule now, forget a state --------------------------
 
@@ -381,7 +385,9 @@ class AsyncMemory(Forgetting, Portability):
         return await self._state(space, state_id, released=True)
 
     async def _state(self, space: str, state_id: int, *, released: bool = False) -> State:
-        found = await state_by_id(self._opened().reader, space, state_id, released=released)
+        found = await self._opened().reader.execute_fn(
+            lambda conn: state_by_id(conn, space, state_id, released=released)
+        )
         if found is None:  # removed in between, e.g. by a redo in another process
             raise OrmaError(f"state #{state_id} of space {space!r} is gone")
         return found

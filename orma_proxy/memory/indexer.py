@@ -17,13 +17,12 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
-import aiosqlite
-
 from orma_proxy.config import OrmaConfig
 from orma_proxy.embed.base import Vectors
 from orma_proxy.errors import StoreError
 from orma_proxy.store import (
     Connection,
+    Reader,
     execute_fn,
     newest_sentence_id,
     pending_between,
@@ -69,7 +68,7 @@ class Indexer:
 
     def __init__(
         self,
-        reader: aiosqlite.Connection,
+        reader: Reader,
         writer: Writer,
         embed: EmbedBatch,
         config: OrmaConfig,

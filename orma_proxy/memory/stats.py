@@ -11,10 +11,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-import aiosqlite
-
 from orma_proxy.facts import fact_counts
-from orma_proxy.store import counts, execute_fn
+from orma_proxy.store import Reader, counts, execute_fn
 
 
 @dataclass(frozen=True)
@@ -38,7 +36,7 @@ class Stats:
 
 
 async def collect_stats(
-    conn: aiosqlite.Connection, path: Path, space: str | None, embedder: str, dim: int
+    conn: Reader, path: Path, space: str | None, embedder: str, dim: int
 ) -> Stats:
     stored, facts = await execute_fn(conn, lambda c: (counts(c, space), fact_counts(c, space)))
     size = sum(

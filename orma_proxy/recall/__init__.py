@@ -6,8 +6,8 @@ scores, packing); ``hybrid_search`` and ``matching_states`` answer a search;
 ``orma_proxy.facts``'.
 """
 
-from orma_proxy.recall.access import AccessLog, ItemKey, read_accesses
-from orma_proxy.recall.candidates import Candidate, Pool, load_items
+from orma_proxy.recall.access import AccessLog, ItemKey
+from orma_proxy.recall.candidates import Candidate, Pool, items_by_id
 from orma_proxy.recall.pack import MemoryBlock, TokenCounter, estimate_tokens
 from orma_proxy.recall.pipeline import RecallRequest, rank_pool, recall_block
 from orma_proxy.recall.rank import boosts
@@ -30,10 +30,9 @@ __all__ = [
     "boosts",
     "estimate_tokens",
     "hybrid_search",
-    "load_items",
+    "items_by_id",
     "load_token_counter",
     "matching_states",
     "rank_pool",
-    "read_accesses",
     "recall_block",
 ]

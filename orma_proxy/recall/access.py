@@ -16,11 +16,9 @@ import logging
 from collections.abc import Iterable
 from typing import Literal
 
-import aiosqlite
-
 from orma_proxy.config import OrmaConfig
 from orma_proxy.errors import OrmaError
-from orma_proxy.store import Access, access_times, add_accesses, execute_fn
+from orma_proxy.store import Access, add_accesses
 from orma_proxy.store.connect import DatabaseError
 from orma_proxy.store.writer import Writer
 
@@ -28,17 +26,6 @@ log = logging.getLogger(__name__)
 
 Kind = Literal["passage", "state", "event"]
 ItemKey = tuple[Kind, int]
-
-
-async def read_accesses(
-    conn: aiosqlite.Connection, space: str, keys: Iterable[ItemKey]
-) -> dict[ItemKey, tuple[float, ...]]:
-    """The kept access times of each item (oldest first); items never recalled are absent.
-
-    One trip to the reader's thread; a chain already there calls ``access_times``.
-    """
-    wanted = list(keys)
-    return await execute_fn(conn, lambda c: access_times(c, space, wanted))
 
 
 class AccessLog:

@@ -25,8 +25,6 @@ import asyncio
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-import aiosqlite
-
 from orma_proxy.config import OrmaConfig
 from orma_proxy.facts import (
     USER,
@@ -51,7 +49,7 @@ from orma_proxy.recall.access import ItemKey
 from orma_proxy.recall.search import EmbedQuery, Passage, hybrid_search
 from orma_proxy.recall.states import query_terms
 from orma_proxy.recall.temporal import SECONDS_PER_DAY, History
-from orma_proxy.store import Connection, execute_fn, fetch_sentences
+from orma_proxy.store import Connection, Reader, execute_fn, fetch_sentences
 from orma_proxy.store.vector_index import VectorIndex
 
 
@@ -115,15 +113,8 @@ def items_by_id(conn: Connection, space: str, keys: list[ItemKey]) -> list[Candi
     return [*map(state_candidate, states), *map(event_candidate, events)]
 
 
-async def load_items(
-    conn: aiosqlite.Connection, space: str, keys: list[ItemKey]
-) -> list[Candidate]:
-    """``items_by_id`` in one trip to the reader's thread."""
-    return await execute_fn(conn, lambda c: items_by_id(c, space, keys))
-
-
 async def gather(
-    conn: aiosqlite.Connection,
+    conn: Reader,
     embed_query: EmbedQuery,
     query: str,
     space: str,

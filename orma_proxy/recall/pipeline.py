@@ -10,8 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
-import aiosqlite
-
 from orma_proxy.config import OrmaConfig
 from orma_proxy.embed.base import Vectors
 from orma_proxy.recall.activation import entities_of, named_entities, spread
@@ -19,7 +17,7 @@ from orma_proxy.recall.candidates import Candidate, Pool, gather, items_by_id
 from orma_proxy.recall.pack import Entry, MemoryBlock, Shares, TokenCounter, pack_block
 from orma_proxy.recall.rank import novelty_gate, score
 from orma_proxy.recall.search import EmbedQuery
-from orma_proxy.store import Connection, access_times, execute_fn, float_vectors
+from orma_proxy.store import Connection, Reader, access_times, execute_fn, float_vectors
 from orma_proxy.store.vector_index import VectorIndex
 
 
@@ -37,7 +35,7 @@ class RecallRequest:
 
 
 async def recall_block(
-    conn: aiosqlite.Connection,
+    conn: Reader,
     embed_query: EmbedQuery,
     request: RecallRequest,
     config: OrmaConfig,
@@ -88,7 +86,7 @@ def _gate_and_pack(
 
 
 async def rank_pool(
-    conn: aiosqlite.Connection,
+    conn: Reader,
     embed_query: EmbedQuery,
     query: str,
     space: str,

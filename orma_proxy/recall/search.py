@@ -17,8 +17,6 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-import aiosqlite
-
 from orma_proxy.config import OrmaConfig
 from orma_proxy.embed.base import Vectors
 from orma_proxy.recall.turns import (
@@ -31,6 +29,7 @@ from orma_proxy.recall.turns import (
 )
 from orma_proxy.store import (
     Connection,
+    Reader,
     SentenceRow,
     execute_fn,
     keyword_passages,
@@ -88,7 +87,7 @@ def _ranked(found: list[SentenceRow], rows: dict[int, SentenceRow]) -> list[int]
     return [row.sentence_id for row in found]
 
 
-async def _speakers_named(conn: aiosqlite.Connection, space: str, query: str) -> frozenset[str]:
+async def _speakers_named(conn: Reader, space: str, query: str) -> frozenset[str]:
     """The words of the query's names that are speakers in ``space`` ("melanie").
 
     Only a speaker's name is taken out of the words searched (it is matched by
@@ -113,15 +112,13 @@ def _keywords(
     return found
 
 
-async def _caught_up(
-    conn: aiosqlite.Connection, config: OrmaConfig, vectors: VectorIndex | None
-) -> None:
+async def _caught_up(conn: Reader, config: OrmaConfig, vectors: VectorIndex | None) -> None:
     if config.enable_semantic and vectors is not None:
         await vectors.catch_up(conn)
 
 
 async def _with_replies(
-    conn: aiosqlite.Connection,
+    conn: Reader,
     space: str,
     turns: list[tuple[int, float]],
     rows: dict[int, SentenceRow],
@@ -145,7 +142,7 @@ async def _with_replies(
 
 
 async def hybrid_search(
-    conn: aiosqlite.Connection,
+    conn: Reader,
     embed_query: EmbedQuery,
     query: str,
     space: str,

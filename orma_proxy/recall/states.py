@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import re
 
-import aiosqlite
-
 from orma_proxy.facts import (
     Event,
     State,
@@ -20,7 +18,7 @@ from orma_proxy.facts import (
     state_by_id,
     states_matching,
 )
-from orma_proxy.store import execute_fn
+from orma_proxy.store import Reader, execute_fn
 from orma_proxy.text.stopwords import STOPWORDS
 
 # State, Event and their reads live in ``orma_proxy.facts``; named here too for the
@@ -42,7 +40,7 @@ def query_terms(text: str) -> set[str]:
 
 
 async def matching_states(
-    conn: aiosqlite.Connection,
+    conn: Reader,
     space: str,
     query: str,
     sentence_ids: list[int],

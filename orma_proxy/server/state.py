@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
-import aiosqlite
 from starlette.applications import Starlette
 
 from orma_proxy.config import OrmaConfig
@@ -19,6 +18,7 @@ from orma_proxy.server.auth import Guard
 from orma_proxy.server.capture import Recorder
 from orma_proxy.server.upstream import Upstream
 from orma_proxy.sleep import SleepScheduler, UpstreamGate
+from orma_proxy.store import Reader
 
 
 @dataclass(frozen=True)
@@ -32,7 +32,7 @@ class ProxyState:
     gate: UpstreamGate
     sleep: SleepScheduler
     recorder: Recorder
-    viz_reader: aiosqlite.Connection  # the viz page's own read-only connection
+    viz_reader: Reader  # the viz page's own read-only connection
     owned_paths: frozenset[str]  # Orma's paths: other methods get 405, not the upstream
     # The last block injected per space, for ``GET /_orma/last`` (a bounded LRU).
     last_blocks: OrderedDict[str, str] = field(default_factory=OrderedDict)

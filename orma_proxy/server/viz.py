@@ -22,7 +22,6 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-import aiosqlite
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
@@ -35,7 +34,7 @@ from orma_proxy.memory.engine import AsyncMemory
 from orma_proxy.server.auth import Guard, asked_space
 from orma_proxy.server.chat import read_json_body
 from orma_proxy.server.state import proxy_state
-from orma_proxy.store import MAX_ROW_ID, open_async
+from orma_proxy.store import MAX_ROW_ID, Reader, open_async
 from orma_proxy.viz.detail import NODE_KINDS, node_detail, parse_node_id, state_detail
 from orma_proxy.viz.feed import feed, list_spaces
 from orma_proxy.viz.graph import build_graph
@@ -51,7 +50,7 @@ _PAGE_POLICY = (
 )
 
 
-async def open_viz_reader(memory: AsyncMemory) -> aiosqlite.Connection:
+async def open_viz_reader(memory: AsyncMemory) -> Reader:
     """The viz's own read-only connection to the memory's file (closed by the lifespan).
 
     Its recall preview searches like the proxy, so it gets the in-memory k-NN's
@@ -82,7 +81,8 @@ async def page(request: Request) -> Response:
 async def spaces(request: Request) -> Response:
     guard: Guard = proxy_state(request.app).guard
     access = guard.authenticate(request.headers)
-    found = await list_spaces(proxy_state(request.app).viz_reader, access.allows)
+    reader = proxy_state(request.app).viz_reader
+    found = await reader.execute_fn(lambda conn: list_spaces(conn, access.allows))
     return JSONResponse({"spaces": found, "default": guard.space_for(access, None)})
 
 
@@ -96,7 +96,10 @@ async def graph(request: Request) -> Response:
     limit = min(int(asked) if asked else config.viz_max_nodes, config.viz_max_nodes)
     if limit < 1:
         raise BadRequestError("limit must be a positive whole number")
-    built = await build_graph(state.viz_reader, space, config, time.time(), limit)
+    now = time.time()
+    built = await state.viz_reader.execute_fn(
+        lambda conn: build_graph(conn, space, config, now, limit)
+    )
     return JSONResponse(built.as_dict())
 
 
@@ -107,7 +110,10 @@ async def node(request: Request) -> Response:
     if kind in NODE_KINDS and number.isdigit() and parse_node_id(wanted) is None:
         raise BadRequestError(f"{wanted!r} names no node: ids are ASCII digits up to {MAX_ROW_ID}")
     state = proxy_state(request.app)
-    found = await node_detail(state.viz_reader, space, wanted, state.config, time.time())
+    now = time.time()
+    found = await state.viz_reader.execute_fn(
+        lambda conn: node_detail(conn, space, wanted, state.config, now)
+    )
     if found is None:
         raise HTTPException(404, f"no node {wanted!r} in space {space!r}")
     return JSONResponse(found)
@@ -130,7 +136,9 @@ async def recall(request: Request) -> Response:
 async def pending(request: Request) -> Response:
     space = _space(request)
     state = proxy_state(request.app)
-    return JSONResponse(await feed(state.viz_reader, space, sleep_running=state.sleep.running))
+    running = state.sleep.running
+    found = await state.viz_reader.execute_fn(lambda conn: feed(conn, space, sleep_running=running))
+    return JSONResponse(found)
 
 
 async def forget_state(request: Request) -> Response:
@@ -143,7 +151,10 @@ async def forget_state(request: Request) -> Response:
         await state.memory.forget(number, space)
     except InputError as exc:
         raise BadRequestError(str(exc)) from exc
-    found = await state_detail(state.viz_reader, space, number, state.config, time.time())
+    now = time.time()
+    found = await state.viz_reader.execute_fn(
+        lambda conn: state_detail(conn, space, number, state.config, now)
+    )
     if found is None:
         raise HTTPException(404, f"no state #{number} in space {space!r}")
     return JSONResponse(found)

@@ -6,7 +6,6 @@ one transaction. ``SleepScheduler`` runs it in the background of a server,
 ``AsyncMemory.sleep()`` on demand.
 """
 
-from orma_proxy.sleep.batch import pending, watermark
 from orma_proxy.sleep.consolidate import Sleeper
 from orma_proxy.sleep.gate import UpstreamGate
 from orma_proxy.sleep.manual import forget_state, register_rule
@@ -20,7 +19,5 @@ __all__ = [
     "Sleeper",
     "UpstreamGate",
     "forget_state",
-    "pending",
     "register_rule",
-    "watermark",
 ]

@@ -14,12 +14,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
 
-import aiosqlite
-
 from orma_proxy.config import OrmaConfig
 from orma_proxy.store import (
     Backlog,
     Connection,
+    Reader,
     backlog,
     episodes_after,
     execute_fn,
@@ -81,12 +80,12 @@ class Batch:
         return [self.lines[i : i + size] for i in range(0, len(self.lines), size)]
 
 
-async def watermark(reader: aiosqlite.Connection, space: str) -> int:
+async def watermark(reader: Reader, space: str) -> int:
     """The last episode of ``space`` consolidated (0 before the first batch)."""
     return await execute_fn(reader, lambda conn: watermark_of(conn, space))
 
 
-async def pending(reader: aiosqlite.Connection, space: str) -> tuple[int, float | None]:
+async def pending(reader: Reader, space: str) -> tuple[int, float | None]:
     """How many episodes of ``space`` wait, and when the newest of them was stored."""
     waiting = await execute_fn(reader, lambda conn: backlog(conn, space))
     return waiting.episodes, waiting.newest_at

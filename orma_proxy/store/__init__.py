@@ -45,7 +45,6 @@ from orma_proxy.store.episodes import (
     space_tag,
 )
 from orma_proxy.store.erase import Erasure, erase_episodes
-from orma_proxy.store.jobs import as_sync, connection_of
 from orma_proxy.store.leases import Lease, claim_lease, drop_lease, lease_of
 from orma_proxy.store.lines import (
     StoredLine,
@@ -165,7 +164,6 @@ __all__ = [
     "access_times",
     "add_accesses",
     "as_record",
-    "as_sync",
     "audit_rows",
     "backlog",
     "backlogs",
@@ -175,7 +173,6 @@ __all__ = [
     "claim_lease",
     "clear_consolidation",
     "compact",
-    "connection_of",
     "count_rows",
     "count_sentences",
     "counts",

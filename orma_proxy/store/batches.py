@@ -11,8 +11,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import aiosqlite
-
 from orma_proxy.store.connect import Connection
 from orma_proxy.store.select import Select
 
@@ -40,11 +38,9 @@ _BATCHES = Select.of(
 )
 
 
-async def last_batch(conn: aiosqlite.Connection, space: str) -> SleepBatch | None:
+def last_batch(conn: Connection, space: str) -> SleepBatch | None:
     """The batch of ``space`` sleep attempted last; None before its first."""
-    rows = await conn.execute_fetchall(
-        _BATCHES.sql + "WHERE space = ? ORDER BY id DESC LIMIT 1", (space,)
-    )
+    rows = conn.execute(_BATCHES.sql + "WHERE space = ? ORDER BY id DESC LIMIT 1", (space,))
     found = _BATCHES.all_named(rows)
     if not found:
         return None

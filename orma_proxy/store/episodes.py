@@ -12,10 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-import aiosqlite
-
 from orma_proxy.store.connect import Connection
-from orma_proxy.store.jobs import connection_of
 from orma_proxy.store.select import Select
 from orma_proxy.store.sentences import NewSentence, insert_sentences
 from orma_proxy.text.segment import Segment
@@ -39,14 +36,12 @@ class NewEpisode:
     metadata: dict[str, Any] = field(default_factory=dict)
 
 
-async def insert_episode(
-    conn: aiosqlite.Connection, episode: NewEpisode, segments: list[Segment]
-) -> int:
+def insert_episode(conn: Connection, episode: NewEpisode, segments: list[Segment]) -> int:
     """Write the episode, its sentences and their FTS rows; returns the episode id.
 
-    A write job's step (``Writer.submit``).
+    A write job's step (``Writer.execute_write_fn``).
     """
-    row = await conn.execute_insert(
+    cursor = conn.execute(
         "INSERT INTO episodes (space, role, text, source, said_at, created_at, metadata) "
         "VALUES (?, ?, ?, ?, ?, ?, ?)",
         (
@@ -59,11 +54,10 @@ async def insert_episode(
             json.dumps(episode.metadata, ensure_ascii=False),
         ),
     )
-    assert row is not None
-    episode_id = int(row[0])
+    episode_id = int(cursor.lastrowid)
     tag = space_tag(episode.space)
     insert_sentences(
-        connection_of(conn),
+        conn,
         [
             NewSentence(episode_id, episode.space, tag, s.position, s.start, s.text)
             for s in segments
@@ -72,21 +66,19 @@ async def insert_episode(
     return episode_id
 
 
-async def sentence_ranges(
-    conn: aiosqlite.Connection, episode_ids: list[int]
-) -> list[tuple[int, int]]:
+def sentence_ranges(conn: Connection, episode_ids: list[int]) -> list[tuple[int, int]]:
     """The sentence ids of these episodes as inclusive (first, last) ranges, in id order.
 
     An episode's sentences are inserted in one statement of one transaction, so
     their ids are consecutive; neighbouring episodes' ranges are merged.
     """
-    cursor = await conn.execute(
+    cursor = conn.execute(
         "SELECT min(id), max(id) FROM sentences "
         "WHERE episode_id IN (SELECT value FROM json_each(?)) GROUP BY episode_id ORDER BY 1",
         (json.dumps(episode_ids),),
     )
     ranges: list[tuple[int, int]] = []
-    for first, last in await cursor.fetchall():
+    for first, last in cursor.fetchall():
         if ranges and ranges[-1][1] + 1 == first:
             ranges[-1] = (ranges[-1][0], int(last))
         else:
@@ -144,17 +136,13 @@ SENTENCE = Select.of(
 )
 
 
-async def cited_sentence(
-    conn: aiosqlite.Connection, space: str, sentence_id: int
-) -> SentenceRow | None:
+def cited_sentence(conn: Connection, space: str, sentence_id: int) -> SentenceRow | None:
     """Sentence ``sentence_id`` of ``space`` whatever became of it: the line a fact cites.
 
     Unlike ``fetch_sentences``, a released or corrected line is still shown, since
     the state or event that cites it is shown too.
     """
-    rows = await conn.execute_fetchall(
-        SENTENCE.sql + "WHERE s.id = ? AND s.space = ?", (sentence_id, space)
-    )
+    rows = conn.execute(SENTENCE.sql + "WHERE s.id = ? AND s.space = ?", (sentence_id, space))
     found = SENTENCE.all_named(rows)
     return SentenceRow(**found[0]) if found else None
 
@@ -174,13 +162,9 @@ _RECENT = Select.of(
 )
 
 
-async def recent_episodes(
-    conn: aiosqlite.Connection, space: str, limit: int
-) -> list[RecentEpisode]:
+def recent_episodes(conn: Connection, space: str, limit: int) -> list[RecentEpisode]:
     """The newest ``limit`` episodes of ``space``, newest first."""
-    rows = await conn.execute_fetchall(
-        _RECENT.sql + "WHERE space = ? ORDER BY id DESC LIMIT ?", (space, limit)
-    )
+    rows = conn.execute(_RECENT.sql + "WHERE space = ? ORDER BY id DESC LIMIT ?", (space, limit))
     return [
         RecentEpisode(int(r["id"]), str(r["role"]), str(r["text"]), float(r["said_at"]))
         for r in _RECENT.all_named(rows)

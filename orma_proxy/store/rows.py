@@ -2,10 +2,9 @@
 
 Rows come back as mappings, or as records whose fields are the columns, so a
 query can gain or reorder columns without any reader of it counting positions.
-A sync connection's cursor names the columns itself; ``Select`` does it for
-the reads that still go through aiosqlite. An id list travels as one JSON
-array (``IN_IDS``), so no statement is limited by SQLite's number of bound
-variables.
+A cursor can name the columns itself (``named_rows``), or ``Select`` names
+them from its own list. An id list travels as one JSON array (``IN_IDS``), so
+no statement is limited by SQLite's number of bound variables.
 """
 
 from __future__ import annotations

@@ -29,14 +29,12 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-import aiosqlite
 import numpy as np
 
 from orma_proxy.embed.base import Vectors
 from orma_proxy.offload import in_thread
-from orma_proxy.store.connect import DatabaseError, open_sync
-from orma_proxy.store.jobs import as_sync
-from orma_proxy.store.threads import execute_fn
+from orma_proxy.store.connect import Connection, DatabaseError, open_sync
+from orma_proxy.store.threads import Reader
 
 log = logging.getLogger(__name__)
 
@@ -215,7 +213,7 @@ class VectorIndex:
         """Wait for the loads in flight (benchmarks and tests start timing after)."""
         await asyncio.gather(*self._loading.values(), return_exceptions=True)
 
-    async def catch_up(self, conn: aiosqlite.Connection) -> None:
+    async def catch_up(self, reader: Reader) -> None:
         """Apply what any process changed since the last call (one read, usually empty)."""
         if not self._spaces:
             return
@@ -223,12 +221,10 @@ class VectorIndex:
             # Read and applied in the reader's thread, in one trip: growing a held space
             # copies it (~1.6 KB a sentence) and dropping changed ids scans it; the event
             # loop must not wait on either.
-            await execute_fn(conn, as_sync(self._read_and_apply))
+            await reader.execute_fn(self._read_and_apply)
 
-    async def _read_and_apply(self, conn: aiosqlite.Connection) -> None:
-        rows = list(
-            await conn.execute_fetchall(_CHANGES_SQL, (self._applied, self._catch_up_max + 1))
-        )
+    def _read_and_apply(self, conn: Connection) -> None:
+        rows = conn.execute(_CHANGES_SQL, (self._applied, self._catch_up_max + 1)).fetchall()
         if not rows:
             return
         if len(rows) > self._catch_up_max:
@@ -282,9 +278,9 @@ class VectorIndex:
         found = self.nearest(space, np.frombuffer(query, dtype=np.float32), count, k)
         return json.dumps(found or [])
 
-    async def register(self, conn: aiosqlite.Connection) -> None:
-        """Make ``orma_nearest`` available to the statements of ``conn``."""
-        await conn.create_function("orma_nearest", 4, self.nearest_json)
+    async def register(self, reader: Reader) -> None:
+        """Make ``orma_nearest`` available to the statements of ``reader``."""
+        await reader.create_function("orma_nearest", 4, self.nearest_json)
 
     async def _load(self, space: str) -> None:
         try:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-import aiosqlite
 import numpy as np
 
 from orma_proxy.embed.base import Vectors
@@ -182,8 +181,8 @@ def nearest_params(
     }
 
 
-async def nearest(
-    conn: aiosqlite.Connection,
+def nearest(
+    conn: Connection,
     query: Vectors,
     space: str,
     *,
@@ -199,5 +198,5 @@ async def nearest(
     k-NN is ``VectorIndex``'s (``conn`` carries its ``orma_nearest``).
     """
     params = nearest_params(query, space, k=k, oversample=oversample, use_floor=use_floor)
-    rows = await conn.execute_fetchall(INDEX_NEAREST_SQL if in_memory else NEAREST_SQL, params)
+    rows = conn.execute(INDEX_NEAREST_SQL if in_memory else NEAREST_SQL, params).fetchall()
     return [(int(r[0]), float(r[1])) for r in rows]

@@ -8,9 +8,7 @@ others down and never leaves half its rows behind.
 A transaction runs whole in the writer's own thread, on its own connection
 (``store/threads.py``): one trip from the event loop per batch, not one per
 statement, and the loop never waits on SQLite. A job is a plain sync
-``fn(conn)`` of the DB-API connection (``execute_write_fn``); ``submit`` takes
-an async function of an ``aiosqlite.Connection`` and runs it there the same way
-(``store/jobs.py``), so it may await only that connection.
+``fn(conn)`` of the DB-API connection (``execute_write_fn``).
 
 Some errors (``INSERT OR ROLLBACK``, a full disk, an I/O error) make SQLite
 roll back the whole transaction, not just the failing statement. The writer
@@ -27,21 +25,17 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-import aiosqlite
-
 from orma_proxy.errors import ReadOnlyError, StoreError
 from orma_proxy.store.connect import Connection, DatabaseError, is_read_only, open_sync
-from orma_proxy.store.jobs import as_sync
 from orma_proxy.store.threads import ConnectionThread
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-WriteJob = Callable[[aiosqlite.Connection], Awaitable[T]]
 WriteFn = Callable[[Connection], T]
 _Item = tuple[WriteFn[Any], "asyncio.Future[Any]"]
 _Outcome = tuple["asyncio.Future[Any]", Any, BaseException | None]
@@ -106,10 +100,6 @@ class Writer:
         writer = cls(path, thread, batch_max=batch_max, read_only=read_only)
         writer._task = asyncio.create_task(writer._run(), name="orma-writer")
         return writer
-
-    async def submit(self, job: WriteJob[T]) -> T:
-        """Run the async ``job(conn)`` inside a write transaction; returns once committed."""
-        return await self.execute_write_fn(as_sync(job))
 
     async def execute_write_fn(self, fn: WriteFn[T]) -> T:
         """Run ``fn(conn)`` in the writer's thread inside a write transaction; once committed,

@@ -11,8 +11,6 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-import aiosqlite
-
 from orma_proxy.config import OrmaConfig
 from orma_proxy.facts import (
     Event,
@@ -24,9 +22,9 @@ from orma_proxy.facts import (
     state_by_id,
 )
 from orma_proxy.recall.access import ItemKey
-from orma_proxy.recall.candidates import load_items
+from orma_proxy.recall.candidates import items_by_id
 from orma_proxy.recall.temporal import History
-from orma_proxy.store import MAX_ROW_ID, cited_sentence
+from orma_proxy.store import MAX_ROW_ID, Connection, cited_sentence
 from orma_proxy.viz.graph import item_histories, node_id, signals, state_kind, state_label
 
 # Longest replacement chain shown (chains are acyclic; this only bounds the work).
@@ -56,9 +54,9 @@ def parse_node_id(text: str) -> tuple[str, int] | None:
     return (kind, value) if value <= MAX_ROW_ID else None
 
 
-async def citation(conn: aiosqlite.Connection, space: str, sentence_id: int) -> dict[str, Any]:
+def citation(conn: Connection, space: str, sentence_id: int) -> dict[str, Any]:
     """``[s14]``, the sentence's text, who said it and when."""
-    found = await cited_sentence(conn, space, sentence_id)
+    found = cited_sentence(conn, space, sentence_id)
     return {
         "label": f"[s{sentence_id}]",
         "sentence_id": sentence_id,
@@ -69,8 +67,8 @@ async def citation(conn: aiosqlite.Connection, space: str, sentence_id: int) -> 
     }
 
 
-async def _history(conn: aiosqlite.Connection, space: str, key: ItemKey) -> History | None:
-    return (await item_histories(conn, space, [key])).get(key)
+def _history(conn: Connection, space: str, key: ItemKey) -> History | None:
+    return item_histories(conn, space, [key]).get(key)
 
 
 def _alive(history: History | None, now: float, config: OrmaConfig) -> dict[str, Any]:
@@ -86,12 +84,10 @@ def _alive(history: History | None, now: float, config: OrmaConfig) -> dict[str,
     }
 
 
-async def _entities_of(
-    conn: aiosqlite.Connection, space: str, kind: str, item: int
-) -> list[dict[str, Any]]:
+def _entities_of(conn: Connection, space: str, kind: str, item: int) -> list[dict[str, Any]]:
     return [
         {"id": node_id("entity", e.id), "label": e.name, "kind": "entity"}
-        for e in await linked_entities(conn, space, kind, item)
+        for e in linked_entities(conn, space, kind, item)
     ]
 
 
@@ -107,13 +103,13 @@ def _brief(state: State) -> dict[str, Any]:
     }
 
 
-async def _chain(conn: aiosqlite.Connection, space: str, state: State) -> dict[str, Any]:
+def _chain(conn: Connection, space: str, state: State) -> dict[str, Any]:
     """What ``state`` replaced (oldest first) and what replaced it (in order)."""
-    replaced = await predecessors(conn, space, state.id, max_depth=_MAX_CHAIN)
+    replaced = predecessors(conn, space, state.id, max_depth=_MAX_CHAIN)
     after: list[State] = []
     following = state.superseded_by
     while following is not None and len(after) < _MAX_CHAIN:
-        found = await state_by_id(conn, space, following)
+        found = state_by_id(conn, space, following)
         if found is None:
             break
         after.append(found)
@@ -121,13 +117,13 @@ async def _chain(conn: aiosqlite.Connection, space: str, state: State) -> dict[s
     return {"replaced": [_brief(s) for s in replaced], "replaced_by": [_brief(s) for s in after]}
 
 
-async def state_detail(
-    conn: aiosqlite.Connection, space: str, number: int, config: OrmaConfig, now: float
+def state_detail(
+    conn: Connection, space: str, number: int, config: OrmaConfig, now: float
 ) -> dict[str, Any] | None:
-    state = await state_by_id(conn, space, number)
+    state = state_by_id(conn, space, number)
     if state is None:
         return None
-    history = await _history(conn, space, ("state", number))
+    history = _history(conn, space, ("state", number))
     return {
         "id": node_id("state", number),
         "kind": state_kind(state),
@@ -144,26 +140,26 @@ async def state_detail(
         "end_reason": state.end_reason,
         "rehearsals": state.rehearsals,
         "rehearsed_at": iso(history.rehearsed_at if history else None),
-        "citation": await citation(conn, space, state.sentence_id),
-        "history": await _chain(conn, space, state),
-        "neighbours": await _entities_of(conn, space, "state", number),
+        "citation": citation(conn, space, state.sentence_id),
+        "history": _chain(conn, space, state),
+        "neighbours": _entities_of(conn, space, "state", number),
         "can_forget": state.active,
         **_alive(history, now, config),
     }
 
 
-async def _event(conn: aiosqlite.Connection, space: str, number: int) -> Event | None:
-    loaded = await load_items(conn, space, [("event", number)])
+def _event(conn: Connection, space: str, number: int) -> Event | None:
+    loaded = items_by_id(conn, space, [("event", number)])
     return loaded[0].event if loaded else None
 
 
-async def event_detail(
-    conn: aiosqlite.Connection, space: str, number: int, config: OrmaConfig, now: float
+def event_detail(
+    conn: Connection, space: str, number: int, config: OrmaConfig, now: float
 ) -> dict[str, Any] | None:
-    event = await _event(conn, space, number)
+    event = _event(conn, space, number)
     if event is None:
         return None
-    history = await _history(conn, space, ("event", number))
+    history = _history(conn, space, ("event", number))
     return {
         "id": node_id("event", number),
         "kind": "event",
@@ -173,30 +169,28 @@ async def event_detail(
         "precision": event.precision,
         "when_text": event.when_text,
         "who": event.who,
-        "citation": await citation(conn, space, event.sentence_id),
-        "neighbours": await _entities_of(conn, space, "event", number),
+        "citation": citation(conn, space, event.sentence_id),
+        "neighbours": _entities_of(conn, space, "event", number),
         "can_forget": False,
         **_alive(history, now, config),
     }
 
 
-async def entity_detail(
-    conn: aiosqlite.Connection, space: str, number: int
-) -> dict[str, Any] | None:
-    entity = await entity_by_id(conn, space, number)
+def entity_detail(conn: Connection, space: str, number: int) -> dict[str, Any] | None:
+    entity = entity_by_id(conn, space, number)
     if entity is None:
         return None
-    links = await links_of_entity(conn, space, number)
+    links = links_of_entity(conn, space, number)
     listed: list[dict[str, Any]] = []
     for link in links:
         if len(listed) >= _MAX_LISTED:
             break
         if link.kind == "state":
-            state = await state_by_id(conn, space, link.target_id)
+            state = state_by_id(conn, space, link.target_id)
             if state is not None and state.active:
                 listed.append({"id": node_id("state", state.id), "label": state_label(state)})
         else:
-            event = await _event(conn, space, link.target_id)
+            event = _event(conn, space, link.target_id)
             if event is not None:
                 listed.append({"id": node_id("event", event.id), "label": event.text})
     return {
@@ -212,8 +206,8 @@ async def entity_detail(
     }
 
 
-async def node_detail(
-    conn: aiosqlite.Connection, space: str, node: str, config: OrmaConfig, now: float
+def node_detail(
+    conn: Connection, space: str, node: str, config: OrmaConfig, now: float
 ) -> dict[str, Any] | None:
     """The inspector's view of ``node`` in ``space``; None when it is not there."""
     parsed = parse_node_id(node)
@@ -221,7 +215,7 @@ async def node_detail(
         return None
     kind, number = parsed
     if kind == "state":
-        return await state_detail(conn, space, number, config, now)
+        return state_detail(conn, space, number, config, now)
     if kind == "event":
-        return await event_detail(conn, space, number, config, now)
-    return await entity_detail(conn, space, number)
+        return event_detail(conn, space, number, config, now)
+    return entity_detail(conn, space, number)

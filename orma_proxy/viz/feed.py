@@ -1,7 +1,7 @@
 """The page's drawer and space picker: recent episodes, what waits for sleep, which spaces exist.
 
-Pending is sleep's own notion (``sleep.batch``): every episode above the
-space's watermark. The page polls this every few seconds; ``version`` tells
+Pending is sleep's own notion (the store's ``backlog``): every episode above
+the space's watermark. The page polls this every few seconds; ``version`` tells
 it when consolidation changed the graph so it reloads only then.
 """
 
@@ -11,11 +11,8 @@ from collections.abc import Callable
 from dataclasses import asdict
 from typing import Any
 
-import aiosqlite
-
 from orma_proxy.facts import graph_version, space_sizes
-from orma_proxy.sleep.batch import pending, watermark
-from orma_proxy.store import last_batch, recent_episodes
+from orma_proxy.store import Connection, backlog, last_batch, recent_episodes, watermark_of
 from orma_proxy.viz.detail import iso
 
 # Episodes shown in the drawer, and how much of each.
@@ -23,11 +20,9 @@ RECENT_EPISODES = 30
 _SNIPPET_CHARS = 280
 
 
-async def list_spaces(
-    conn: aiosqlite.Connection, allowed: Callable[[str], bool]
-) -> list[dict[str, Any]]:
+def list_spaces(conn: Connection, allowed: Callable[[str], bool]) -> list[dict[str, Any]]:
     """Every space with episodes that ``allowed`` lets the caller see, with its sizes."""
-    return [asdict(size) for size in await space_sizes(conn) if allowed(size.name)]
+    return [asdict(size) for size in space_sizes(conn) if allowed(size.name)]
 
 
 def _snippet(text: str) -> str:
@@ -35,18 +30,18 @@ def _snippet(text: str) -> str:
     return flat if len(flat) <= _SNIPPET_CHARS else flat[: _SNIPPET_CHARS - 1] + "…"
 
 
-async def feed(
-    conn: aiosqlite.Connection, space: str, *, sleep_running: bool, limit: int = RECENT_EPISODES
+def feed(
+    conn: Connection, space: str, *, sleep_running: bool, limit: int = RECENT_EPISODES
 ) -> dict[str, Any]:
     """The newest episodes (each marked pending or consolidated) and sleep's state for ``space``."""
-    mark = await watermark(conn, space)
-    waiting, newest = await pending(conn, space)
-    episodes = await recent_episodes(conn, space, limit)
-    last = await last_batch(conn, space)
+    mark = watermark_of(conn, space)
+    waiting = backlog(conn, space)
+    episodes = recent_episodes(conn, space, limit)
+    last = last_batch(conn, space)
     return {
         "space": space,
-        "pending": waiting,
-        "newest_pending_at": iso(newest),
+        "pending": waiting.episodes,
+        "newest_pending_at": iso(waiting.newest_at),
         "watermark": mark,
         "sleep_running": sleep_running,
         "last_batch": None
@@ -62,5 +57,5 @@ async def feed(
             }
             for e in episodes
         ],
-        "version": await graph_version(conn, space),
+        "version": graph_version(conn, space),
     }

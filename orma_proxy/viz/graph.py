@@ -25,8 +25,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-import aiosqlite
-
 from orma_proxy.config import OrmaConfig
 from orma_proxy.facts import (
     State,
@@ -38,9 +36,10 @@ from orma_proxy.facts import (
     list_events,
     list_facts,
 )
-from orma_proxy.recall.access import ItemKey, read_accesses
+from orma_proxy.recall.access import ItemKey
 from orma_proxy.recall.rank import boosts
 from orma_proxy.recall.temporal import History
+from orma_proxy.store import Connection, access_times
 
 NodeKind = Literal["state", "rule", "conditional", "event", "entity"]
 # Recency alone never makes an edge pulse at full rate; a burst of recalls does.
@@ -136,15 +135,15 @@ class Graph:
         }
 
 
-async def item_histories(
-    conn: aiosqlite.Connection, space: str, keys: Iterable[ItemKey] | None = None
+def item_histories(
+    conn: Connection, space: str, keys: Iterable[ItemKey] | None = None
 ) -> dict[ItemKey, History]:
     """When each item came to be, its rehearsals and recalls: what ranking knows of it.
 
     ``keys`` None means every active state and every event of ``space``.
     """
-    times = await item_times(conn, space, keys)
-    accesses = await read_accesses(conn, space, times)
+    times = item_times(conn, space, keys)
+    accesses = access_times(conn, space, times)
     return {
         key: History(t.created, t.rehearsals, t.rehearsed_at, accesses.get(key, ()))
         for key, t in times.items()
@@ -176,20 +175,21 @@ def _cap(
     return chosen, shown
 
 
-async def build_graph(
-    conn: aiosqlite.Connection, space: str, config: OrmaConfig, now: float, limit: int
-) -> Graph:
-    """The graph of ``space`` at ``now``, at most ``limit`` nodes (see the module docstring)."""
+def build_graph(conn: Connection, space: str, config: OrmaConfig, now: float, limit: int) -> Graph:
+    """The graph of ``space`` at ``now``, at most ``limit`` nodes (see the module docstring).
+
+    A chain of reads and a little ranking: run in the reader's thread (``execute_fn``).
+    """
     items: dict[ItemKey, tuple[NodeKind, str]] = {}
-    for s in await list_facts(conn, space):
+    for s in list_facts(conn, space):
         items[("state", s.id)] = (state_kind(s), state_label(s))
-    for e in await list_events(conn, space):
+    for e in list_events(conn, space):
         items[("event", e.id)] = ("event", e.text)
-    histories = await item_histories(conn, space)
+    histories = item_histories(conn, space)
     alive = {key: signals(histories[key], now, config) for key in items if key in histories}
-    names = await entity_names(conn, space)
+    names = entity_names(conn, space)
     linked: dict[ItemKey, list[int]] = {}
-    for link in await entity_links(conn, space):
+    for link in entity_links(conn, space):
         key: ItemKey = ("state" if link.kind == "state" else "event", link.target_id)
         if key in alive and link.entity_id in names:
             linked.setdefault(key, []).append(link.entity_id)
@@ -211,5 +211,5 @@ async def build_graph(
         for key in chosen
         for entity in linked.get(key, [])
     ]
-    version = await graph_version(conn, space)
+    version = graph_version(conn, space)
     return Graph(space, nodes, links, total, version, limit)

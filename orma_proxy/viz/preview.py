@@ -14,12 +14,11 @@ from __future__ import annotations
 import time
 from typing import Any
 
-import aiosqlite
-
 from orma_proxy.memory.engine import AsyncMemory
 from orma_proxy.recall.access import ItemKey
 from orma_proxy.recall.candidates import Candidate, Pool
 from orma_proxy.recall.pipeline import rank_pool
+from orma_proxy.store import Reader
 from orma_proxy.viz.graph import node_id
 
 # Ranked matches returned to the page.
@@ -34,7 +33,7 @@ def _graph_keys(cand: Candidate, pool: Pool) -> list[ItemKey]:
 
 
 async def recall_preview(
-    memory: AsyncMemory, conn: aiosqlite.Connection, query: str, space: str
+    memory: AsyncMemory, conn: Reader, query: str, space: str
 ) -> dict[str, Any]:
     """The block for ``query``, the best node, ranked matches and activation per node."""
     config = memory.config

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import fields
 
-import aiosqlite
 import pytest
 
 from orma_proxy import AsyncMemory
@@ -21,13 +20,11 @@ from orma_proxy.facts import (
     list_facts,
     state_by_id,
 )
-from orma_proxy.store import Writer
+from orma_proxy.store import Reader, Writer
 from tests.helpers.recall_store import Store
 
 
-async def test_is_rule_and_rule_sql_pick_the_same_states(
-    amem: AsyncMemory, reader: aiosqlite.Connection
-) -> None:
+async def test_is_rule_and_rule_sql_pick_the_same_states(amem: AsyncMemory, reader: Reader) -> None:
     store = Store(amem)
     line = await store.say("Never use tabs, avoid eval.", "2026-10-10T09:00:00+05:30")
     expected = {
@@ -37,10 +34,11 @@ async def test_is_rule_and_rule_sql_pick_the_same_states(
     await store.state(line, "home_city", "Pune")
     await store.state(line, "forbiddenness", "none")  # '_' is literal in RULE_SQL's LIKE
     await store.state(line, "forbidden", "nothing")
-    by_python = {s.id for s in await list_facts(reader, "default") if is_rule(s)}
-    rows = await reader.execute_fetchall(
-        STATES.sql + f"WHERE s.space = ? AND {RULE_SQL}", ("default",)
-    )
+    by_python = {
+        s.id for s in await reader.execute_fn(lambda c: list_facts(c, "default")) if is_rule(s)
+    }
+    sql = STATES.sql + f"WHERE s.space = ? AND {RULE_SQL}"
+    rows = await reader.execute_fn(lambda c: c.execute(sql, ("default",)).fetchall())
     by_sql = {int(r["id"]) for r in STATES.all_named(rows)}
     assert by_python == by_sql == expected
 
@@ -55,7 +53,7 @@ def test_every_field_has_its_named_column() -> None:
 
 
 async def test_a_closed_state_ends_where_its_successor_begins(
-    amem: AsyncMemory, reader: aiosqlite.Connection, writer: Writer
+    amem: AsyncMemory, reader: Reader, writer: Writer
 ) -> None:
     store = Store(amem)
     pune = await store.state(
@@ -67,9 +65,10 @@ async def test_a_closed_state_ends_where_its_successor_begins(
         "Bangalore",
     )
     await writer.execute_write_fn(lambda conn: close_state(conn, pune, blr, None, "superseded"))
-    old = await state_by_id(reader, "default", pune)
-    new = await state_by_id(reader, "default", blr)
+    old = await reader.execute_fn(lambda c: state_by_id(c, "default", pune))
+    new = await reader.execute_fn(lambda c: state_by_id(c, "default", blr))
     assert old is not None and new is not None
     assert (old.active, old.replaced_by, old.end_reason) == (False, "Bangalore", "superseded")
     assert old.valid_to == new.valid_from
-    assert [s.value for s in await list_facts(reader, "default")] == ["Bangalore"]
+    facts = await reader.execute_fn(lambda c: list_facts(c, "default"))
+    assert [s.value for s in facts] == ["Bangalore"]

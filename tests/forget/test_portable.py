@@ -7,7 +7,6 @@ import io
 import json
 from pathlib import Path
 
-import aiosqlite
 import pytest
 
 from orma_proxy import AsyncMemory, OrmaConfig
@@ -15,6 +14,7 @@ from orma_proxy.embed.onnx import OnnxEmbedder
 from orma_proxy.errors import InputError
 from orma_proxy.store.accesses import unpack_times
 from tests.helpers.life import PUNE, exported, remember, shown
+from tests.helpers.rawdb import rows
 
 UNICODE = '我住在东京。 Ich heiße Jürgen 🙂 and I say "hi"\\ a lot.\nTabs\there.'
 
@@ -157,7 +157,7 @@ async def test_a_backup_taken_while_writing_is_whole_and_opens(
 
 
 async def test_rebuild_moves_recall_histories_to_the_new_sentences(
-    amem: AsyncMemory, reader: aiosqlite.Connection
+    amem: AsyncMemory,
 ) -> None:
     await amem.add("I live in Pune and I work at the big blue office on the hill near the river.")
     await amem.add("My dentist is Dr. Rao in Kothrud.")
@@ -166,12 +166,12 @@ async def test_rebuild_moves_recall_histories_to_the_new_sentences(
         await amem.recall("Where is the blue office?", at=f"2026-11-01T10:0{minute}:00+00:00")
     await amem.flush()
     query = "SELECT item_id, times FROM recall_history WHERE kind = 'passage' ORDER BY item_id"
-    before = [unpack_times(t) for _, t in await reader.execute_fetchall(query)]
+    before = [unpack_times(t) for _, t in rows(amem.path, query)]
     amem.config.max_sentence_chars = 40
 
     await amem.rebuild()
 
-    after = {int(i): unpack_times(t) for i, t in await reader.execute_fetchall(query)}
-    sentences = {int(r[0]) for r in await reader.execute_fetchall("SELECT id FROM sentences")}
+    after = {int(i): unpack_times(t) for i, t in rows(amem.path, query)}
+    sentences = {int(r[0]) for r in rows(amem.path, "SELECT id FROM sentences")}
     assert set(after) <= sentences  # nothing points at a sentence that is gone
     assert sorted(after.values()) == sorted(before) and len(before) >= 2

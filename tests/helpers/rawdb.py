@@ -18,9 +18,7 @@ from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
-import aiosqlite
-
-from orma_proxy.store import Writer, open_async
+from orma_proxy.store import Reader, Writer, open_async
 from orma_proxy.store.connect import Connection, open_sync
 
 BUSY_TIMEOUT_MS = 15_000
@@ -48,8 +46,8 @@ def scalar(path: Path, sql: str, *args: object) -> Any:
 
 
 @asynccontextmanager
-async def reading(path: Path) -> AsyncIterator[aiosqlite.Connection]:
-    """An async read-only connection of its own to ``path``."""
+async def reading(path: Path) -> AsyncIterator[Reader]:
+    """A read-only reader of its own on ``path`` (queries run with ``execute_fn``)."""
     conn = await open_async(path, busy_timeout_ms=BUSY_TIMEOUT_MS, read_only=True)
     try:
         yield conn

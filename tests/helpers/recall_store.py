@@ -11,10 +11,8 @@ from __future__ import annotations
 import json
 from datetime import datetime
 
-import aiosqlite
-
 from orma_proxy import AsyncMemory
-from orma_proxy.store import Writer
+from orma_proxy.store import Connection, Writer
 from tests.helpers.rawdb import scalar, writing
 
 # The moment the Sahil story (``sahil``) is asked about.
@@ -48,21 +46,20 @@ class Store:
             return await self._entity(db, name)
 
     async def _entity(self, db: Writer, name: str) -> int:
-        async def job(conn: aiosqlite.Connection) -> int:
+        def job(conn: Connection) -> int:
             kind = "user" if name == "user" else "person"
-            await conn.execute(
+            conn.execute(
                 "INSERT OR IGNORE INTO entities (space, name, kind, created_at) "
                 "VALUES (?, ?, ?, 0)",
                 (self.space, name, kind),
             )
-            cursor = await conn.execute(
+            row = conn.execute(
                 "SELECT id FROM entities WHERE space = ? AND name = ?", (self.space, name)
-            )
-            row = await cursor.fetchone()
+            ).fetchone()
             assert row is not None
             return int(row[0])
 
-        return await db.submit(job)
+        return await db.execute_write_fn(job)
 
     async def link(self, name: str, kind: str, target: int) -> None:
         async with writing(self.mem.path) as db:
@@ -70,7 +67,7 @@ class Store:
 
     async def _link(self, db: Writer, name: str, kind: str, target: int) -> None:
         entity = await self._entity(db, name)
-        await db.submit(
+        await db.execute_write_fn(
             lambda conn: conn.execute(
                 "INSERT OR IGNORE INTO entity_links (entity_id, kind, target_id, space) "
                 "VALUES (?, ?, ?, ?)",
@@ -94,16 +91,15 @@ class Store:
     ) -> int:
         """An active state citing ``sentence``, linked to its holder and ``links``."""
 
-        async def job(conn: aiosqlite.Connection, holder: int) -> int:
-            cursor = await conn.execute(
+        def job(conn: Connection, holder: int) -> int:
+            row = conn.execute(
                 "SELECT s.episode_id, e.said_at FROM sentences s "
                 "JOIN episodes e ON e.id = s.episode_id WHERE s.id = ?",
                 (sentence,),
-            )
-            row = await cursor.fetchone()
+            ).fetchone()
             assert row is not None
             episode, said_at = int(row[0]), float(row[1])
-            inserted = await conn.execute_insert(
+            inserted = conn.execute(
                 "INSERT INTO states (space, entity_id, attribute, value, condition, prohibited, "
                 "since, stated_at, valid_from, rehearsals, rehearsed_at, sentence_id, episode_id, "
                 "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -113,12 +109,11 @@ class Store:
                     sentence, episode, said_at,
                 ),
             )  # fmt: skip
-            assert inserted is not None
-            return int(inserted[0])
+            return int(inserted.lastrowid)
 
         async with writing(self.mem.path) as db:
             holder = await self._entity(db, entity)
-            state_id = await db.submit(lambda conn: job(conn, holder))
+            state_id = await db.execute_write_fn(lambda conn: job(conn, holder))
             for name in (entity, *links):
                 await self._link(db, name, "state", state_id)
         return state_id
@@ -126,7 +121,7 @@ class Store:
     async def supersede(self, old: int, new: int) -> None:
         """Close ``old`` as replaced by ``new`` (from the moment ``new`` became true)."""
         async with writing(self.mem.path) as db:
-            await db.submit(
+            await db.execute_write_fn(
                 lambda conn: conn.execute(
                     "UPDATE states SET active = 0, superseded_by = ?, end_reason = 'superseded', "
                     "valid_to = (SELECT valid_from FROM states WHERE id = ?) WHERE id = ?",
@@ -140,17 +135,16 @@ class Store:
     ) -> int:  # fmt: skip
         """An event citing ``sentence``, linked to ``who`` and ``links``."""
 
-        async def job(conn: aiosqlite.Connection) -> int:
-            inserted = await conn.execute_insert(
+        def job(conn: Connection) -> int:
+            inserted = conn.execute(
                 "INSERT INTO events (space, what, date, precision, who, sentence_id, episode_id, "
                 "created_at) SELECT ?, ?, ?, ?, ?, id, episode_id, 0 FROM sentences WHERE id = ?",
                 (self.space, what, date, "day" if date else None, json.dumps(list(who)), sentence),
             )
-            assert inserted is not None
-            return int(inserted[0])
+            return int(inserted.lastrowid)
 
         async with writing(self.mem.path) as db:
-            event_id = await db.submit(job)
+            event_id = await db.execute_write_fn(job)
             for name in (*who, *links):
                 await self._link(db, name, "event", event_id)
         return event_id

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import aiosqlite
 import pytest
 
 from orma_proxy import AsyncMemory, OrmaConfig
@@ -11,8 +10,8 @@ from orma_proxy.recall.activation import spread
 from orma_proxy.recall.candidates import gather
 from orma_proxy.recall.pipeline import activate
 from orma_proxy.recall.rank import score
-from orma_proxy.store import execute_fn
-from tests.helpers.rawdb import raw, reading
+from orma_proxy.store import Reader, execute_fn
+from tests.helpers.rawdb import raw, reading, rows
 from tests.helpers.recall_store import Store, ts
 
 WHEN = "2026-10-01T09:00:00+05:30"
@@ -42,12 +41,10 @@ async def toothache_store(mem: AsyncMemory) -> dict[str, int]:
 
 
 async def test_fan_effect_hands_a_specific_entity_s_activation_on_and_damps_a_hub(
-    amem: AsyncMemory, reader: aiosqlite.Connection
+    amem: AsyncMemory, reader: Reader
 ) -> None:
     ids = await toothache_store(amem)
-    entities = dict(
-        await reader.execute_fetchall("SELECT name, id FROM entities WHERE space = 'default'")
-    )
+    entities = dict(rows(amem.path, "SELECT name, id FROM entities WHERE space = 'default'"))
     config = amem.config.model_copy(update={"activation_depth": 1, "activation_base_weight": 1.0})
     with raw(amem.path) as conn:
         reached = spread(conn, "default", {entities["Dr. Rao"]: 1.0, entities["Pune"]: 1.0}, config)
@@ -63,12 +60,10 @@ async def test_fan_effect_hands_a_specific_entity_s_activation_on_and_damps_a_hu
 
 
 async def test_a_second_hop_keeps_only_hop_decay_of_the_activation(
-    amem: AsyncMemory, reader: aiosqlite.Connection
+    amem: AsyncMemory, reader: Reader
 ) -> None:
     ids = await toothache_store(amem)
-    rao = next(
-        iter(await reader.execute_fetchall("SELECT id FROM entities WHERE name = 'Dr. Rao'"))
-    )
+    (rao,) = rows(amem.path, "SELECT id FROM entities WHERE name = 'Dr. Rao'")
     config = amem.config.model_copy(update={"activation_depth": 2, "activation_hop_decay": 0.5})
     with raw(amem.path) as conn:
         reached = spread(conn, "default", {int(rao[0]): 1.0}, config)
@@ -80,7 +75,7 @@ async def test_a_second_hop_keeps_only_hop_decay_of_the_activation(
 
 
 async def test_toothache_reaches_the_dentist_through_shared_entities(
-    amem: AsyncMemory, reader: aiosqlite.Connection
+    amem: AsyncMemory, reader: Reader
 ) -> None:
     ids = await toothache_store(amem)
     await amem.flush()

@@ -95,7 +95,7 @@ async def test_outdated_marks_follow_the_chain_and_say_when_a_fact_just_ended(
     await store.supersede(blr, goa)
     gym_line = await store.say("I go to the gym on Tuesdays.", "2026-02-01T09:00:00+05:30")
     gym = await store.state(gym_line, "gym_day", "Tuesday")
-    await writer.submit(
+    await writer.execute_write_fn(
         lambda conn: conn.execute(
             "UPDATE states SET active = 0, end_reason = 'ended', valid_to = 1 WHERE id = ?", (gym,)
         )

@@ -137,7 +137,7 @@ async def main():
     writer = await Writer.open(Path(sys.argv[1]), busy_timeout_ms=5000, synchronous="NORMAL",
                                batch_max=8)
     try:
-        await writer.submit(lambda conn: conn.execute("DELETE FROM episodes"))
+        await writer.execute_write_fn(lambda conn: conn.execute("DELETE FROM episodes"))
     except ReadOnlyError as exc:
         print(exc)
     finally:

@@ -6,17 +6,14 @@ import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-import aiosqlite
 import numpy as np
 import pytest
 
 from orma_proxy import OrmaConfig
-from orma_proxy.errors import StoreError
 from orma_proxy.store import (
     Connection,
     Database,
     NewSentence,
-    connection_of,
     delete_sentences,
     insert_sentences,
     space_tag,
@@ -119,16 +116,3 @@ async def test_a_failed_job_keeps_every_index_as_it_was(db: Database) -> None:
     assert matches(db.path, "sentence_fts", "pune") == [ids[0]]
     assert matches(db.path, "sentence_grams", '"牙医"') == [ids[1]]
     assert len(rows(db.path, "SELECT 1 FROM sentence_vectors")) == 3
-
-
-async def test_an_async_job_deletes_through_the_same_function(db: Database) -> None:
-    ids = await stored(db)
-
-    async def job(conn: aiosqlite.Connection) -> int:
-        delete_sentences(connection_of(conn), ids[:1])
-        return len(list(await conn.execute_fetchall("SELECT id FROM sentences")))
-
-    assert await db.writer.submit(job) == 2
-    assert matches(db.path, "sentence_fts", "pune") == []
-    with pytest.raises(StoreError, match="only inside a database job"):
-        connection_of(db.reader)  # outside a job its statements would run on the event loop

@@ -2,26 +2,26 @@
 
 from __future__ import annotations
 
-import asyncio
 import re
 import threading
 from pathlib import Path
 
-import aiosqlite
 import pytest
 
 from orma_proxy.errors import StoreError
-from orma_proxy.store import as_sync, execute_fn, open_async
-from orma_proxy.store.connect import Connection
+from orma_proxy.store import Reader, execute_fn, open_async
+from orma_proxy.store.connect import Connection, DatabaseError
 
 PACKAGE = Path(__file__).resolve().parents[2] / "orma_proxy"
 
 
-async def people(path: Path) -> aiosqlite.Connection:
+async def people(path: Path) -> Reader:
     conn = await open_async(path, busy_timeout_ms=2_000)
-    await conn.executescript(
-        "CREATE TABLE people (id INTEGER PRIMARY KEY, name TEXT, boss INTEGER);"
-        "INSERT INTO people VALUES (1, 'Asha', NULL), (2, 'Ravi', 1), (3, 'Meera', 2);"
+    await conn.execute_fn(
+        lambda c: c.executescript(
+            "CREATE TABLE people (id INTEGER PRIMARY KEY, name TEXT, boss INTEGER);"
+            "INSERT INTO people VALUES (1, 'Asha', NULL), (2, 'Ravi', 1), (3, 'Meera', 2);"
+        )
     )
     return conn
 
@@ -46,37 +46,30 @@ async def test_a_chain_of_dependent_reads_runs_in_the_readers_own_thread(tmp_pat
         await conn.close()
 
 
-async def test_an_async_job_runs_as_a_sync_fn_with_aiosqlites_methods(tmp_path: Path) -> None:
+async def test_a_failing_read_raises_its_error_and_the_reader_goes_on(tmp_path: Path) -> None:
     conn = await people(tmp_path / "threads.db")
 
-    async def job(c: aiosqlite.Connection) -> tuple[list[str], int, int]:
-        async with c.execute("SELECT name FROM people ORDER BY id") as cur:
-            names = [str(row[0]) async for row in cur]
-        rows = list(await c.execute_fetchall("SELECT count(*) FROM people WHERE boss IS NULL"))
-        cursor = await c.execute("SELECT id FROM people WHERE name = ?", ("Ravi",))
-        found = await cursor.fetchone()
-        assert found is not None
-        return names, int(rows[0][0]), int(found[0])
+    def missing(c: Connection) -> None:
+        c.execute("SELECT name FROM nowhere")
 
     try:
-        assert await execute_fn(conn, as_sync(job)) == (["Asha", "Ravi", "Meera"], 1, 2)
+        with pytest.raises(DatabaseError, match="no such table"):
+            await execute_fn(conn, missing)
+        assert await execute_fn(conn, lambda c: c.execute("SELECT 2").fetchall()) == [(2,)]
     finally:
         await conn.close()
 
 
-async def test_a_job_that_waits_on_the_loop_fails_and_the_reader_goes_on(tmp_path: Path) -> None:
+async def test_a_function_registered_on_the_reader_runs_in_its_statements(
+    tmp_path: Path,
+) -> None:
     conn = await people(tmp_path / "threads.db")
-    never: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-
-    async def waits(c: aiosqlite.Connection) -> None:
-        await c.execute("SELECT 1")
-        await never
-
     try:
-        with pytest.raises(StoreError, match="waited on something other than"):
-            await asyncio.wait_for(execute_fn(conn, as_sync(waits)), timeout=30)
-        assert await execute_fn(conn, lambda c: c.execute("SELECT 2").fetchall()) == [(2,)]
-        assert list(await conn.execute_fetchall("SELECT 3")) == [(3,)]
+        await conn.create_function("shout", 1, lambda text: f"{text}!".upper())
+        found = await execute_fn(
+            conn, lambda c: c.execute("SELECT shout(name) FROM people WHERE id = 1").fetchall()
+        )
+        assert found == [("ASHA!",)]
     finally:
         await conn.close()
 
@@ -88,8 +81,8 @@ async def test_a_closed_reader_refuses_chains(tmp_path: Path) -> None:
         await execute_fn(conn, lambda c: c.execute("SELECT 1").fetchall())
 
 
-def test_nothing_reaches_into_aiosqlites_private_names() -> None:
-    """aiosqlite is used through its public API only (issue 16): no ``conn._thread``..."""
+def test_nothing_reaches_into_a_connections_private_names() -> None:
+    """No connection's private attribute is reached into (issue 16): no ``conn._thread``..."""
     private = re.compile(
         r"\b(?:conn|reader|c|self\._conn)\._(?:thread|execute|conn|connection|tx)\b"
     )

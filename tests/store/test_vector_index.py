@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
-import aiosqlite
 import numpy as np
 import pytest
 
 from orma_proxy import AsyncMemory, OrmaConfig
 from orma_proxy.embed.onnx import OnnxEmbedder
+from orma_proxy.store import Reader
 from orma_proxy.store.connect import open_sync
 from orma_proxy.store.vector_index import SpaceVectors, VectorIndex, pack_bits
 from orma_proxy.store.vectors import nearest
@@ -88,7 +89,7 @@ def test_nearest_reranks_the_candidates_by_exact_cosine() -> None:
 
 
 async def test_in_memory_hits_and_scores_equal_sqlite_vec(
-    amem: AsyncMemory, reader: aiosqlite.Connection
+    amem: AsyncMemory, reader: Reader
 ) -> None:
     """The statement the search runs, either way: same ids, same cosines."""
     for note in NOTES:
@@ -98,10 +99,11 @@ async def test_in_memory_hits_and_scores_equal_sqlite_vec(
     await _held(amem, "alice")
     for query in QUERIES:
         vector = amem.embedder.embed([query])[0]
-        vec0 = await nearest(reader, vector, "alice", k=5, oversample=4, use_floor=False)
-        held = await nearest(
-            reader, vector, "alice", k=5, oversample=4, use_floor=False, in_memory=True
+        search = functools.partial(
+            nearest, query=vector, space="alice", k=5, oversample=4, use_floor=False
         )
+        vec0 = await reader.execute_fn(search)
+        held = await reader.execute_fn(functools.partial(search, in_memory=True))
         assert [i for i, _ in held] == [i for i, _ in vec0]
         assert np.allclose([s for _, s in held], [s for _, s in vec0], atol=1e-5)
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 import math
 import time
 
-import aiosqlite
 import pytest
 
 from orma_proxy import AsyncMemory
 from orma_proxy.config import OrmaConfig
 from orma_proxy.recall.temporal import History
-from orma_proxy.store import Access, Connection, Writer, add_accesses
+from orma_proxy.store import Access, Connection, Reader, Writer, add_accesses
 from orma_proxy.viz.graph import build_graph, signals
+from tests.helpers.rawdb import rows
 
 pytestmark = pytest.mark.slow
 
@@ -67,13 +67,13 @@ def _fill(conn: Connection, now: float) -> None:
 
 
 async def test_a_large_space_keeps_rules_and_the_most_active_and_says_so(
-    amem: AsyncMemory, reader: aiosqlite.Connection, writer: Writer
+    amem: AsyncMemory, reader: Reader, writer: Writer
 ) -> None:
     now = time.time()
     await amem.add("A note every state cites.", "big")
     await writer.execute_write_fn(lambda conn: _fill(conn, now))
     started = time.perf_counter()
-    graph = await build_graph(reader, "big", amem.config, now, 2_000)
+    graph = await reader.execute_fn(lambda c: build_graph(c, "big", amem.config, now, 2_000))
     seconds = time.perf_counter() - started
     shown = {node.id: node for node in graph.nodes}
     assert len(graph.nodes) == 2_000 and graph.total == STATES + HUBS + 1
@@ -82,7 +82,7 @@ async def test_a_large_space_keeps_rules_and_the_most_active_and_says_so(
         f"Showing the 2,000 most active of {STATES + HUBS + 1:,} nodes (rules first); "
         f"the other {STATES + HUBS + 1 - 2_000:,} are left out."
     )
-    ids = [int(r[0]) for r in await reader.execute_fetchall("SELECT id FROM states ORDER BY id")]
+    ids = [int(r[0]) for r in rows(amem.path, "SELECT id FROM states ORDER BY id")]
     assert [node.kind for node in graph.nodes[:RULES]] == ["rule"] * RULES
     hot = [shown[f"state:{state}"] for state in ids[-HOT:]]  # recalled minutes ago
     cold = [n for n in graph.nodes[RULES:] if n.kind == "state" and n not in hot]
