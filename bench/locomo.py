@@ -52,7 +52,7 @@ CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 TOP = 10
 BLOCK_BUDGET = 1_024
 # Bump when what ``add()`` stores for a note changes, so cached stores are rebuilt.
-STORE_FORMAT = 2
+STORE_FORMAT = 3
 ABLATION = (
     "enable_semantic",
     "enable_spreading_activation",

@@ -173,6 +173,17 @@ class OrmaConfig(BaseModel):
         ge=0,
         description="For a question asking when: relative boost of a turn that says when.",
     )
+    enable_date_terms: bool = Field(
+        True,
+        description="Match a date the query names ('in May 2023', 'last week') against the "
+        "day each line was said and the dates it speaks of ('yesterday').",
+    )
+    date_boost: float = Field(
+        0.5,
+        ge=0,
+        description="For a query naming a date: relative boost of a turn said on it or "
+        "speaking of it.",
+    )
     short_sentence_words: int = Field(
         6,
         ge=0,

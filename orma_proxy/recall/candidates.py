@@ -155,7 +155,14 @@ async def gather(
     # matches) are read while the query is being embedded, off the critical path.
     passages, early = await asyncio.gather(
         hybrid_search(
-            conn, embed_query, query, space, k=config.search_k, config=config, vectors=vectors
+            conn,
+            embed_query,
+            query,
+            space,
+            k=config.search_k,
+            config=config,
+            vectors=vectors,
+            now=now,
         ),
         _state_rows(conn, space, _early_parts(terms, config, recent, user=semantic)),
     )

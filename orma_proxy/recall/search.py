@@ -33,6 +33,7 @@ from orma_proxy.recall.turns import (
 from orma_proxy.store.episodes import SPEAKERS_SQL, SentenceRow
 from orma_proxy.store.vector_index import VectorIndex
 from orma_proxy.store.vectors import INDEX_NEAREST_SQL, NEAREST_SQL, nearest_params
+from orma_proxy.text.dates import QueryDates, date_terms, finest_terms, query_dates
 from orma_proxy.text.names import names_in
 
 EmbedQuery = Callable[[str], Awaitable[Vectors]]
@@ -160,6 +161,18 @@ async def _with_replies(
     return with_replies(turns, replies, episode_of, share=share)
 
 
+def _on_date(rows: dict[int, SentenceRow], dates: list[str]) -> frozenset[int]:
+    """The sentences said on, or speaking of, the finest dates the query names."""
+    wanted = finest_terms(dates)
+    if not wanted:
+        return frozenset()
+    return frozenset(
+        sid
+        for sid, row in rows.items()
+        if not wanted.isdisjoint(date_terms(row.text, row.said_at).split())
+    )
+
+
 async def hybrid_search(
     conn: aiosqlite.Connection,
     embed_query: EmbedQuery,
@@ -169,8 +182,12 @@ async def hybrid_search(
     k: int,
     config: OrmaConfig,
     vectors: VectorIndex | None = None,
+    now: float | None = None,
 ) -> list[Passage]:
     """The ``k`` best passages of ``space`` for ``query``.
+
+    A date the query names, or a relative one ("last week", read as of ``now``,
+    default the clock), is matched with the words (``text/dates.py``).
 
     With ``vectors``, the k-NN runs in memory once that index holds the
     space (it catches up on the reader while the query is being embedded);
@@ -179,12 +196,14 @@ async def hybrid_search(
     query = query[: config.max_query_chars]
     named = await _speakers_named(conn, space, query)
     words = without_names(query, named)
-    if config.enable_semantic:
-        vector_task = asyncio.ensure_future(embed_query(words))
+    dated = query_dates(words, now) if config.enable_date_terms else QueryDates([], words)
+    dates = dated.terms
+    if config.enable_semantic:  # "last week" is a time, not words to match
+        vector_task = asyncio.ensure_future(embed_query(dated.rest))
     rows: dict[int, SentenceRow] = {}
     speakers: dict[int, str | None] = {}
     keywords = []
-    lexical = bm25_params(words, space, config.search_k)
+    lexical = bm25_params(dated.rest, space, config.search_k, dates)
     if lexical is not None:
         keywords.append(_ranked(conn, LEXICAL_SQL, lexical, rows, speakers))
     grams = grams_params(query, space, config.search_k) if config.enable_cjk_keywords else None
@@ -222,6 +241,8 @@ async def hybrid_search(
         if asks_when(query)
         else frozenset(),
         time_boost=config.time_boost,
+        on_date=_on_date(rows, dates) if config.date_boost else frozenset(),
+        date_boost=config.date_boost,
     )
     if config.reply_share > 0:
         turns = await _with_replies(conn, space, turns[:k], rows, speakers, config.reply_share)
