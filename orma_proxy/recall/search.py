@@ -244,8 +244,8 @@ async def hybrid_search(
         on_date=_on_date(rows, dates) if config.date_boost else frozenset(),
         date_boost=config.date_boost,
     )
-    if config.reply_share > 0:
-        turns = await _with_replies(conn, space, turns[:k], rows, speakers, config.reply_share)
+    if config.reply_share > 0:  # every matched question's: the first k never depend on k
+        turns = await _with_replies(conn, space, turns, rows, speakers, config.reply_share)
     return [
         Passage(
             text=rows[sid].text,

@@ -220,3 +220,21 @@ async def test_rebuild_splits_a_turn_as_add_did_leaving_its_speaker_out(
     assert [p.text for p in after.passages] == [p.text for p in before.passages]
     assert "Asha: Wow!" not in [p.text for p in after.passages]
     assert report.episodes == len(CHAT) and report.resplit == 0
+
+
+async def test_a_reply_counts_whatever_k_the_search_asks_for(amem: AsyncMemory) -> None:
+    """The first passages are the same for k=1 as for k=6: the reply to a matched
+    question joins whether or not the question itself makes the first k."""
+    amem.config.enable_semantic = False
+    chat = [
+        "Asha: The dog show in town had a hundred dogs, a dog parade and dog treats everywhere.",
+        "Ravi: I want a dog too, one day.",
+        "Asha: My neighbour trains her dog every single morning.",
+        "Ravi: So which breed did you pick for your family in the end?",
+        "Asha: A beagle, we picked her up from the breeder last week.",
+        "Ravi: Nice, I bet the kids love the dog.",
+    ]
+    ids = [await amem.add(line, space="chat") for line in chat]
+    query = "Which dog breed was picked in the end?"
+    firsts = [(await amem.search(query, space="chat", k=k)).passages[0] for k in (1, 2, 6)]
+    assert {p.episode_id for p in firsts} == {ids[4]}
