@@ -162,6 +162,12 @@ class OrmaConfig(BaseModel):
         description="Weight of the vector channel in RRF (keywords weigh 1): a strong "
         "keyword match stays on top when the vectors disagree.",
     )
+    rrf_score_power: float = Field(
+        0.5,
+        ge=0,
+        description="Each channel's RRF share is scaled by (score / its best score) ** this: a "
+        "weak second match is not worth almost as much as a strong first (0 = plain RRF).",
+    )
     reply_share: float = Field(
         0.5,
         ge=0,

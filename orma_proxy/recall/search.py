@@ -1,8 +1,9 @@
-"""Hybrid search: BM25 and vectors, fused by Reciprocal Rank Fusion.
+"""Hybrid search: BM25 and vectors, fused by score-aware Reciprocal Rank Fusion.
 
-``RRF(d) = sum over channels of 1 / (rrf_k + rank_channel(d))``. The channels
-run concurrently: FTS5 on the reader connection while the query is embedded in
-a worker thread; the vector k-NN follows once the query vector exists.
+``RRF(d) = sum over channels of w * (score(d) / best score) ** p / (rrf_k + rank(d))``
+(``p = rrf_score_power``; 0 is plain RRF). The channels run concurrently: FTS5 on
+the reader connection while the query is embedded in a worker thread; the vector
+k-NN follows once the query vector exists.
 
 Each channel is one statement and one trip to the reader's thread, returning
 its hits together with what a passage shows (text, episode, role, time), so no
@@ -64,15 +65,29 @@ class SearchResult:
 
 
 def rrf_fuse(
-    rankings: list[list[int]], rrf_k: int, weights: list[float] | None = None
+    rankings: list[list[int]],
+    rrf_k: int,
+    weights: list[float] | None = None,
+    scores: list[dict[int, float]] | None = None,
+    power: float = 0.0,
 ) -> dict[int, float]:
-    """Reciprocal Rank Fusion of several best-first id lists, each list with its weight."""
-    scores: dict[int, float] = {}
+    """Reciprocal Rank Fusion of several best-first id lists, each list with its weight.
+
+    With each list's own ``scores`` (higher is better) and ``power`` > 0, an item's
+    ``weight / (rrf_k + rank)`` is scaled by ``(score / best score of its list) ** power``:
+    a second place with a tenth of the first's BM25 score is not worth almost as
+    much as the first, as plain RRF has it (a list whose best score is not positive
+    is fused by rank alone).
+    """
+    fused: dict[int, float] = {}
     for i, ranking in enumerate(rankings):
         weight = 1.0 if weights is None else weights[i]
+        own = scores[i] if scores is not None and power > 0 else {}
+        best = max(own.values(), default=0.0)
         for rank, item in enumerate(ranking, start=1):
-            scores[item] = scores.get(item, 0.0) + weight / (rrf_k + rank)
-    return scores
+            share = max(own[item] / best, 0.0) ** power if best > 0 else 1.0
+            fused[item] = fused.get(item, 0.0) + weight * share / (rrf_k + rank)
+    return fused
 
 
 # A channel's ``hits(id, score)`` joined to what a passage shows, best first. The
@@ -84,7 +99,7 @@ def rrf_fuse(
 _WITH_ROWS = (
     "WITH hits AS ({hits}) "
     "SELECT h.id, s.episode_id, s.space, e.role, s.text, e.said_at, "
-    "json_extract(e.metadata, '$.speaker') FROM hits h "
+    "json_extract(e.metadata, '$.speaker'), h.score FROM hits h "
     "CROSS JOIN sentences s ON s.id = h.id CROSS JOIN episodes e ON e.id = s.episode_id "
     "WHERE s.space = :space AND s.released_by IS NULL AND s.superseded_by IS NULL "
     "AND json_extract(e.metadata, '$.failed') IS NULL ORDER BY h.score DESC, h.id"
@@ -109,6 +124,7 @@ async def _ranked(
     params: dict[str, object],
     rows: dict[int, SentenceRow],
     speakers: dict[int, str | None],
+    scores: dict[int, float] | None = None,
 ) -> list[int]:
     """Run one channel: its ids best first; their rows (and speakers) are added."""
     ranking = []
@@ -117,6 +133,8 @@ async def _ranked(
         rows[row.sentence_id] = row
         speakers[row.sentence_id] = r[6] if isinstance(r[6], str) else None
         ranking.append(row.sentence_id)
+        if scores is not None:
+            scores[row.sentence_id] = float(r[7])
     return ranking
 
 
@@ -204,11 +222,14 @@ async def hybrid_search(
     speakers: dict[int, str | None] = {}
     keywords = []
     lexical = bm25_params(dated.rest, space, config.search_k, dates)
+    scores: list[dict[int, float]] = []  # each channel's own scores, as rankings are
     if lexical is not None:
-        keywords.append(_ranked(conn, LEXICAL_SQL, lexical, rows, speakers))
+        scores.append({})
+        keywords.append(_ranked(conn, LEXICAL_SQL, lexical, rows, speakers, scores[-1]))
     grams = grams_params(query, space, config.search_k) if config.enable_cjk_keywords else None
     if grams is not None:  # Chinese, Japanese, Korean: keywords by character pairs
-        keywords.append(_ranked(conn, GRAMS_SEARCH_SQL, grams, rows, speakers))
+        scores.append({})
+        keywords.append(_ranked(conn, GRAMS_SEARCH_SQL, grams, rows, speakers, scores[-1]))
     # Queued on the reader together (no round trip between them) while the query embeds.
     catch_up = [vectors.catch_up(conn)] if config.enable_semantic and vectors is not None else []
     done = await asyncio.gather(*catch_up, *keywords)
@@ -225,9 +246,10 @@ async def hybrid_search(
         )
         in_memory = vectors is not None and vectors.use(space)
         sql = INDEX_SEMANTIC_SQL if in_memory else SEMANTIC_SQL
-        rankings.append(await _ranked(conn, sql, semantic, rows, speakers))
+        scores.append({})
+        rankings.append(await _ranked(conn, sql, semantic, rows, speakers, scores[-1]))
         weights.append(config.rrf_vector_weight)
-    fused = rrf_fuse(rankings, config.rrf_k, weights)
+    fused = rrf_fuse(rankings, config.rrf_k, weights, scores, config.rrf_score_power)
     turns = turn_scores(
         fused,
         {sid: row.episode_id for sid, row in rows.items()},

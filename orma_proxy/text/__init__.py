@@ -1,9 +1,18 @@
 """Turning raw text and files into sentences Orma can index and cite.
 
 Also the word lists every package must agree on: names (``names_in``), words
-that carry no meaning (``STOPWORDS``) and CJK character pairs (``cjk_grams``).
+that carry no meaning (``STOPWORDS``), CJK character pairs (``cjk_grams``) and
+the date terms of a line or a query (``date_terms``, ``query_dates``).
 """
 
+from orma_proxy.text.dates import (
+    DATES_SQL_FUNCTION,
+    QueryDates,
+    date_terms,
+    date_terms_or_none,
+    finest_terms,
+    query_dates,
+)
 from orma_proxy.text.files import TEXT_SUFFIXES, FilePiece, check_text_file, read_pieces
 from orma_proxy.text.grams import SQL_FUNCTION, cjk_grams, query_grams
 from orma_proxy.text.names import NOT_NAMES, clean_name, names_in
@@ -12,17 +21,23 @@ from orma_proxy.text.speaker import leading_speaker, split_said
 from orma_proxy.text.stopwords import STOPWORDS
 
 __all__ = [
+    "DATES_SQL_FUNCTION",
     "NOT_NAMES",
     "SQL_FUNCTION",
     "STOPWORDS",
     "TEXT_SUFFIXES",
     "FilePiece",
+    "QueryDates",
     "Segment",
     "check_text_file",
     "cjk_grams",
     "clean_name",
+    "date_terms",
+    "date_terms_or_none",
+    "finest_terms",
     "leading_speaker",
     "names_in",
+    "query_dates",
     "query_grams",
     "read_pieces",
     "split_said",

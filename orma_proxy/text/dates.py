@@ -38,7 +38,7 @@ from datetime import date, datetime, timedelta
 from typing import Literal
 
 __all__ = [
-    "SQL_FUNCTION",
+    "DATES_SQL_FUNCTION",
     "QueryDates",
     "Span",
     "date_terms",
@@ -52,7 +52,7 @@ __all__ = [
 ]
 
 # The SQL function's name, as migration 0012 calls it.
-SQL_FUNCTION = "orma_date_terms"
+DATES_SQL_FUNCTION = "orma_date_terms"
 
 Unit = Literal["day", "week", "month", "year"]
 _ORDER: dict[Unit, int] = {"day": 0, "week": 1, "month": 2, "year": 3}

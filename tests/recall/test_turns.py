@@ -223,18 +223,20 @@ async def test_rebuild_splits_a_turn_as_add_did_leaving_its_speaker_out(
 
 
 async def test_a_reply_counts_whatever_k_the_search_asks_for(amem: AsyncMemory) -> None:
-    """The first passages are the same for k=1 as for k=6: the reply to a matched
+    """The first passages are the same for k=2 as for k=6: the reply to a matched
     question joins whether or not the question itself makes the first k."""
     amem.config.enable_semantic = False
     chat = [
-        "Asha: The dog show in town had a hundred dogs, a dog parade and dog treats everywhere.",
+        "Asha: My family finally agreed on a breed in the end after weeks of debate.",
         "Ravi: I want a dog too, one day.",
-        "Asha: My neighbour trains her dog every single morning.",
-        "Ravi: So which breed did you pick for your family in the end?",
+        "Ravi: So which breed did you pick?",
         "Asha: A beagle, we picked her up from the breeder last week.",
-        "Ravi: Nice, I bet the kids love the dog.",
+        "Ravi: Nice, I bet the kids love her.",
+        "Asha: The garden is full of tomatoes.",
     ]
     ids = [await amem.add(line, space="chat") for line in chat]
     query = "Which dog breed was picked in the end?"
-    firsts = [(await amem.search(query, space="chat", k=k)).passages[0] for k in (1, 2, 6)]
-    assert {p.episode_id for p in firsts} == {ids[4]}
+    two = [p.episode_id for p in (await amem.search(query, space="chat", k=2)).passages]
+    six = [p.episode_id for p in (await amem.search(query, space="chat", k=6)).passages]
+    assert two == six[:2] == [ids[0], ids[3]]  # the question itself ranks fourth
+    assert six.index(ids[2]) == 3
