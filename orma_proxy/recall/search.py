@@ -34,7 +34,7 @@ from orma_proxy.recall.turns import (
 from orma_proxy.store.episodes import SPEAKERS_SQL, SentenceRow
 from orma_proxy.store.vector_index import VectorIndex
 from orma_proxy.store.vectors import INDEX_NEAREST_SQL, NEAREST_SQL, nearest_params
-from orma_proxy.text.dates import QueryDates, date_terms, finest_terms, query_dates
+from orma_proxy.text.dates import QueryDates, finest_terms, query_dates
 from orma_proxy.text.names import names_in
 
 EmbedQuery = Callable[[str], Awaitable[Vectors]]
@@ -99,7 +99,7 @@ def rrf_fuse(
 _WITH_ROWS = (
     "WITH hits AS ({hits}) "
     "SELECT h.id, s.episode_id, s.space, e.role, s.text, e.said_at, "
-    "json_extract(e.metadata, '$.speaker'), h.score FROM hits h "
+    "json_extract(e.metadata, '$.speaker'), h.score, s.dates FROM hits h "
     "CROSS JOIN sentences s ON s.id = h.id CROSS JOIN episodes e ON e.id = s.episode_id "
     "WHERE s.space = :space AND s.released_by IS NULL AND s.superseded_by IS NULL "
     "AND json_extract(e.metadata, '$.failed') IS NULL ORDER BY h.score DESC, h.id"
@@ -125,8 +125,12 @@ async def _ranked(
     rows: dict[int, SentenceRow],
     speakers: dict[int, str | None],
     scores: dict[int, float] | None = None,
+    dates: dict[int, str] | None = None,
 ) -> list[int]:
-    """Run one channel: its ids best first; their rows (and speakers) are added."""
+    """Run one channel: its ids best first; their rows (and speakers) are added.
+
+    ``scores`` gets the channel's own score of each, ``dates`` each one's date terms.
+    """
     ranking = []
     for r in await conn.execute_fetchall(sql, params):
         row = SentenceRow(int(r[0]), int(r[1]), r[2], r[3], r[4], float(r[5]))
@@ -135,6 +139,8 @@ async def _ranked(
         ranking.append(row.sentence_id)
         if scores is not None:
             scores[row.sentence_id] = float(r[7])
+        if dates is not None:
+            dates[row.sentence_id] = str(r[8])
     return ranking
 
 
@@ -179,16 +185,12 @@ async def _with_replies(
     return with_replies(turns, replies, episode_of, share=share)
 
 
-def _on_date(rows: dict[int, SentenceRow], dates: list[str]) -> frozenset[int]:
+def _on_date(said: dict[int, str], dates: list[str]) -> frozenset[int]:
     """The sentences said on, or speaking of, the finest dates the query names."""
     wanted = finest_terms(dates)
     if not wanted:
         return frozenset()
-    return frozenset(
-        sid
-        for sid, row in rows.items()
-        if not wanted.isdisjoint(date_terms(row.text, row.said_at).split())
-    )
+    return frozenset(sid for sid, terms in said.items() if not wanted.isdisjoint(terms.split()))
 
 
 async def hybrid_search(
@@ -223,13 +225,14 @@ async def hybrid_search(
     keywords = []
     lexical = bm25_params(dated.rest, space, config.search_k, dates)
     scores: list[dict[int, float]] = []  # each channel's own scores, as rankings are
+    said: dict[int, str] = {}  # each sentence's date terms (text/dates.py)
     if lexical is not None:
         scores.append({})
-        keywords.append(_ranked(conn, LEXICAL_SQL, lexical, rows, speakers, scores[-1]))
+        keywords.append(_ranked(conn, LEXICAL_SQL, lexical, rows, speakers, scores[-1], said))
     grams = grams_params(query, space, config.search_k) if config.enable_cjk_keywords else None
     if grams is not None:  # Chinese, Japanese, Korean: keywords by character pairs
         scores.append({})
-        keywords.append(_ranked(conn, GRAMS_SEARCH_SQL, grams, rows, speakers, scores[-1]))
+        keywords.append(_ranked(conn, GRAMS_SEARCH_SQL, grams, rows, speakers, scores[-1], said))
     # Queued on the reader together (no round trip between them) while the query embeds.
     catch_up = [vectors.catch_up(conn)] if config.enable_semantic and vectors is not None else []
     done = await asyncio.gather(*catch_up, *keywords)
@@ -247,7 +250,7 @@ async def hybrid_search(
         in_memory = vectors is not None and vectors.use(space)
         sql = INDEX_SEMANTIC_SQL if in_memory else SEMANTIC_SQL
         scores.append({})
-        rankings.append(await _ranked(conn, sql, semantic, rows, speakers, scores[-1]))
+        rankings.append(await _ranked(conn, sql, semantic, rows, speakers, scores[-1], said))
         weights.append(config.rrf_vector_weight)
     fused = rrf_fuse(rankings, config.rrf_k, weights, scores, config.rrf_score_power)
     turns = turn_scores(
@@ -263,7 +266,7 @@ async def hybrid_search(
         if asks_when(query)
         else frozenset(),
         time_boost=config.time_boost,
-        on_date=_on_date(rows, dates) if config.date_boost else frozenset(),
+        on_date=_on_date(said, dates) if config.date_boost else frozenset(),
         date_boost=config.date_boost,
     )
     if config.reply_share > 0:  # every matched question's: the first k never depend on k

@@ -35,6 +35,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
+from functools import lru_cache
 from typing import Literal
 
 __all__ = [
@@ -173,6 +174,25 @@ _BARE_DAY = re.compile(rf"\b(?:on )?({_FULL_DAY})\b(?!s)", re.I)
 _CAPITAL_DAY = re.compile(r"\b(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)\b")
 
 
+# The words each kind of phrase needs one of (calendar dates need a digit): a line is
+# only searched for the phrases it could hold, and most lines hold none.
+_TOKEN = re.compile(r"[a-z]+")
+_DIGIT = re.compile(r"\d")
+_NEEDS_DAY_WORD = frozenset(
+    ["yesterday", "today", "tonight", "tomorrow", "night", "morning", "afternoon", "evening"]
+)
+_NEEDS_AGO = frozenset(("ago", "back", "earlier"))
+_NEEDS_AHEAD = frozenset(("in", "within"))
+_NEEDS_NAMED = frozenset(("last", "past", "this", "next", "coming"))
+_NEEDS_WEEKEND = frozenset(("weekend",))
+_NEEDS_WEEKDAY = frozenset(_FULL_DAY.split("|"))
+_NEEDS_MONTH = frozenset(_FULL_MONTH.split("|"))
+_ANY_NEED = (
+    _NEEDS_DAY_WORD | _NEEDS_AGO | _NEEDS_AHEAD | _NEEDS_NAMED | _NEEDS_WEEKEND
+    | _NEEDS_WEEKDAY | _NEEDS_MONTH
+)  # fmt: skip
+
+
 def _day(year: int, month: int, day: int) -> date | None:
     try:
         return date(year, month, day)
@@ -274,8 +294,24 @@ class _Text:
     """The text being read, with what has been read blanked out (no phrase counts twice)."""
 
     text: str
+    words: frozenset[str] = frozenset()
+    digits: bool = False
 
-    def take(self, pattern: re.Pattern[str]) -> Iterator[re.Match[str]]:
+    @classmethod
+    def of(cls, text: str) -> _Text:
+        words = frozenset(_TOKEN.findall(text.lower()))
+        return cls(text, words, _DIGIT.search(text) is not None)
+
+    def worth(self) -> bool:
+        """Whether the text could hold any phrase at all."""
+        return self.digits or not self.words.isdisjoint(_ANY_NEED)
+
+    def take(
+        self, pattern: re.Pattern[str], needs: frozenset[str] | None = None
+    ) -> Iterator[re.Match[str]]:
+        """The pattern's matches; ``needs``: words one of which it needs (None: a digit)."""
+        if not (self.digits if needs is None else not self.words.isdisjoint(needs)):
+            return
         for match in list(pattern.finditer(self.text)):
             if match.group(0).strip():
                 yield match
@@ -304,7 +340,7 @@ def _calendar(text: _Text, anchor: date, past: bool) -> list[tuple[int, Span]]:
             add(m, None if day is None else _one(day))
     for m in text.take(_MONTH_YEAR):
         add(m, _month_span(int(m[2]), _MONTHS[m[1].lower()]))
-    for m in text.take(_MONTH_ALONE):
+    for m in text.take(_MONTH_ALONE, _NEEDS_MONTH):
         word, month = m[1].lower(), _MONTHS[m[2].lower()]
         if word in ("last", "next", "this"):
             continue  # relative: read with the other relative phrases
@@ -343,7 +379,7 @@ def _around(text: _Text, dates: list[tuple[int, Span]]) -> list[Span]:
 def _relative(text: _Text, anchor: date, past: bool) -> list[Span]:
     """Phrases relative to ``anchor``: "yesterday", "two weeks ago", "last Friday"."""
     spans: list[Span] = []
-    for m in text.take(_DAY_WORDS):
+    for m in text.take(_DAY_WORDS, _NEEDS_DAY_WORD):
         text.blank(m)
         word = " ".join(m[1].lower().split())
         offset = {
@@ -354,20 +390,20 @@ def _relative(text: _Text, anchor: date, past: bool) -> list[Span]:
             "tomorrow": 1,
         }.get(word, 0)
         spans.append(_one(anchor + timedelta(days=offset)))
-    for pattern, sign in ((_AGO, -1), (_AHEAD, 1)):
-        for m in text.take(pattern):
+    for pattern, sign, needs in ((_AGO, -1, _NEEDS_AGO), (_AHEAD, 1, _NEEDS_AHEAD)):
+        for m in text.take(pattern, needs):
             text.blank(m)
             spans += [_shift(anchor, sign * n, m[2].lower()) for n in _counts(m[1])]
-    for m in text.take(_NAMED):
+    for m in text.take(_NAMED, _NEEDS_NAMED):
         text.blank(m)
         spans += _named(m[1], m[2], anchor, past)
-    for m in text.take(_WEEKEND):
+    for m in text.take(_WEEKEND, _NEEDS_WEEKEND):
         text.blank(m)
         # "over the weekend": the one just gone or the coming one; the tense decides.
         spans += [_shift(anchor, -1 if anchor.weekday() < 5 else 0, "weekend")]
         if anchor.weekday() < 5:
             spans.append(_shift(anchor, 0, "weekend"))
-    for m in text.take(_BARE_DAY):
+    for m in text.take(_BARE_DAY, _NEEDS_WEEKDAY):
         said_on = m[0].lower().startswith("on ")
         if not said_on and _CAPITAL_DAY.fullmatch(m[1]) is None:
             continue
@@ -385,7 +421,9 @@ def mentions(text: str, anchor: date, *, past: bool = False) -> list[Span]:
     ``past``: a date without a year, or a bare weekday, is the latest one not
     after ``anchor`` (a question about memory) instead of the nearest one.
     """
-    reading = _Text(text)
+    reading = _Text.of(text)
+    if not reading.worth():
+        return []
     dates = _calendar(reading, anchor, past)
     around = _around(reading, dates)
     return [span for _, span in dates] + around + _relative(reading, anchor, past)
@@ -404,19 +442,25 @@ def span_terms(span: Span, coarsest: Unit = "year") -> list[str]:
     terms: dict[str, None] = {}
     days = list(_days(span)) if span.unit != "year" else [span.first, span.last]
     if span.unit == "day" and len(days) <= _MOST_DAYS:
-        terms.update((f"d{d:%Y%m%d}", None) for d in days)
+        terms.update((f"d{d.year:04d}{d.month:02d}{d.day:02d}", None) for d in days)
     if _ORDER[span.unit] <= _ORDER["week"] <= top:
-        terms.update((f"w{_monday(d):%Y%m%d}", None) for d in days)
+        terms.update((_week_term(d), None) for d in days)
     if _ORDER[span.unit] <= _ORDER["month"] <= top:
-        terms.update((f"m{d:%Y%m}", None) for d in days)
+        terms.update((f"m{d.year:04d}{d.month:02d}", None) for d in days)
     if _ORDER["year"] <= top:
-        terms.update((f"y{d:%Y}", None) for d in days)
+        terms.update((f"y{d.year:04d}", None) for d in days)
     return list(terms)
 
 
-def terms_of_day(day: date) -> list[str]:
+def _week_term(day: date) -> str:
+    monday = _monday(day)
+    return f"w{monday.year:04d}{monday.month:02d}{monday.day:02d}"
+
+
+@lru_cache(maxsize=4096)
+def terms_of_day(day: date) -> tuple[str, ...]:
     """The terms of the day a line was said: its day, week, month and year."""
-    return span_terms(_one(day))
+    return tuple(span_terms(_one(day)))
 
 
 def local_day(timestamp: float) -> date:
@@ -463,7 +507,7 @@ def query_dates(query: str, now: float | None = None) -> QueryDates:
     two words to match.
     """
     now = time.time() if now is None else now
-    reading = _Text(query)
+    reading = _Text.of(query)
     anchor = local_day(now)
     dates = _calendar(reading, anchor, past=True)
     days = [span.first for _, span in dates if span.unit == "day"]
