@@ -1,6 +1,6 @@
 -- Dates are searchable: each sentence keeps the date terms of the day it was said
 -- and of every date phrase in it, resolved against that day ("yesterday", said on
--- 8 May 2023, is d20230507 w20230501 m202305 y2023; text/dates.py). They are a
+-- 11 March 2024, is d20240310 w20240304 m202403 y2024; text/dates.py). They are a
 -- third column of the BM25 index, so a query naming a date matches them like
 -- words. `orma_date_terms(text, said_at)` is a function every Orma connection
 -- registers; new sentences get their terms from the same code as they are stored.

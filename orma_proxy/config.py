@@ -181,7 +181,7 @@ class OrmaConfig(BaseModel):
     )
     enable_date_terms: bool = Field(
         True,
-        description="Match a date the query names ('in May 2023', 'last week') against the "
+        description="Match a date the query names ('in March 2024', 'last week') against the "
         "day each line was said and the dates it speaks of ('yesterday').",
     )
     date_boost: float = Field(
