@@ -13,7 +13,8 @@ words (lower case, stop words out) found in the text of those first 5 turns.
 Printed for Orma's ``search()``, with ``--block`` for the passages of the block
 ``recall()`` builds (budget 1,024 tokens), and for a plain BM25 baseline over whole
 turns (SQLite FTS5, the same tokenizer and query terms) built in the same run;
-``--ablation`` scores the block with each ranking switch off in turn.
+``--ablation`` scores the block with each ranking switch off in turn, with plain
+RRF, and with the three signals of recall's history off together.
 
 The dataset is CC BY-NC 4.0 and is never copied into this repository: it is read
 from ``--data`` (default ``../shared/datasets/locomo-dev/locomo-dev.json``). Built
@@ -52,15 +53,25 @@ CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 TOP = 10
 BLOCK_BUDGET = 1_024
 # Bump when what ``add()`` stores for a note changes, so cached stores are rebuilt.
-STORE_FORMAT = 2
+STORE_FORMAT = 3
 ABLATION = (
     "enable_semantic",
+    "enable_date_terms",
     "enable_spreading_activation",
     "enable_hawkes",
     "enable_ebbinghaus",
     "enable_base_level",
     "enable_novelty_gate",
 )
+# Ablation rows that are a setting rather than a switch.
+ABLATION_SETTINGS: dict[str, dict[str, Any]] = {
+    "plain RRF (rrf_score_power 0)": {"rrf_score_power": 0.0},
+    "Hawkes, Ebbinghaus, base level off": {
+        "enable_hawkes": False,
+        "enable_ebbinghaus": False,
+        "enable_base_level": False,
+    },
+}
 _EVIDENCE = re.compile(r"D:?(\d+):(\d+)")
 _WORD = re.compile(r"\w+")
 
@@ -290,6 +301,8 @@ async def run(args: argparse.Namespace) -> int:
     if args.ablation:
         for switch in ABLATION:
             variants[f"block, {switch.removeprefix('enable_')} off"] = ({switch: False}, True)
+        for name, update in ABLATION_SETTINGS.items():
+            variants[f"block, {name}"] = (update, True)
     rows = {"plain BM25 over whole turns": merge([score_bm25(c) for c in conversations])}
     for name, (update, block) in variants.items():
         parts = [

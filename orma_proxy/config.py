@@ -162,6 +162,12 @@ class OrmaConfig(BaseModel):
         description="Weight of the vector channel in RRF (keywords weigh 1): a strong "
         "keyword match stays on top when the vectors disagree.",
     )
+    rrf_score_power: float = Field(
+        0.5,
+        ge=0,
+        description="Each channel's RRF share is scaled by (score / its best score) ** this: a "
+        "weak second match is not worth almost as much as a strong first (0 = plain RRF).",
+    )
     reply_share: float = Field(
         0.5,
         ge=0,
@@ -172,6 +178,17 @@ class OrmaConfig(BaseModel):
         1.5,
         ge=0,
         description="For a question asking when: relative boost of a turn that says when.",
+    )
+    enable_date_terms: bool = Field(
+        True,
+        description="Match a date the query names ('in March 2024', 'last week') against the "
+        "day each line was said and the dates it speaks of ('yesterday').",
+    )
+    date_boost: float = Field(
+        0.5,
+        ge=0,
+        description="For a query naming a date: relative boost of a turn said on it or "
+        "speaking of it.",
     )
     short_sentence_words: int = Field(
         6,

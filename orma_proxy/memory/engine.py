@@ -194,15 +194,28 @@ class AsyncMemory(Forgetting, Portability):
 
     # --- reading -------------------------------------------------------------------
 
-    async def search(self, query: str, space: str = DEFAULT_SPACE, k: int = 10) -> SearchResult:
-        """Hybrid (BM25 + vector) search of one space; no LLM involved."""
+    async def search(
+        self, query: str, space: str = DEFAULT_SPACE, k: int = 10, *, at: When = None
+    ) -> SearchResult:
+        """Hybrid (BM25 + vector) search of one space; no LLM involved.
+
+        A date the query names is matched too; ``at`` (default now) is the day
+        its relative dates ("last week") are read from.
+        """
         db = self._opened()
         query = check_text(query, "query")
         space = check_space(space)
         if k < 1:
             raise InputError("k must be at least 1")
         passages = await hybrid_search(
-            db.reader, self.embed_query, query, space, k=k, config=self.config, vectors=db.vectors
+            db.reader,
+            self.embed_query,
+            query,
+            space,
+            k=k,
+            config=self.config,
+            vectors=db.vectors,
+            now=timestamp(at, default=time.time()),
         )
         states: list[object] = []
         events: list[object] = []

@@ -146,9 +146,11 @@ class Memory:
         """Embed these episodes' sentences now, without waiting for any other backlog."""
         self._runner.run(self._async.embed_episodes(episode_ids, on_embedded=on_embedded))
 
-    def search(self, query: str, space: str = DEFAULT_SPACE, k: int = 10) -> SearchResult:
-        """Hybrid BM25 + vector search of one space."""
-        return self._runner.run(self._async.search(query, space=space, k=k))
+    def search(
+        self, query: str, space: str = DEFAULT_SPACE, k: int = 10, *, at: When = None
+    ) -> SearchResult:
+        """Hybrid BM25 + vector search of one space; ``at``: "last week" is as of then."""
+        return self._runner.run(self._async.search(query, space=space, k=k, at=at))
 
     def stats(self, space: str | None = None) -> Stats:
         return self._runner.run(self._async.stats(space))

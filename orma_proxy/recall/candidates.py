@@ -132,7 +132,14 @@ async def gather(
     early_sources = _early_sources(terms, config, recent, user=semantic)
     passages, early = await asyncio.gather(
         hybrid_search(
-            conn, embed_query, query, space, k=config.search_k, config=config, vectors=vectors
+            conn,
+            embed_query,
+            query,
+            space,
+            k=config.search_k,
+            config=config,
+            vectors=vectors,
+            now=now,
         ),
         execute_fn(conn, lambda c: gather_states(c, space, early_sources)),
     )

@@ -1,8 +1,9 @@
-"""Hybrid search: BM25 and vectors, fused by Reciprocal Rank Fusion.
+"""Hybrid search: BM25 and vectors, fused by score-aware Reciprocal Rank Fusion.
 
-``RRF(d) = sum over channels of 1 / (rrf_k + rank_channel(d))``. The channels
-run concurrently: FTS5 on the reader connection while the query is embedded in
-a worker thread; the vector k-NN follows once the query vector exists.
+``RRF(d) = sum over channels of w * (score(d) / best score) ** p / (rrf_k + rank(d))``
+(``p = rrf_score_power``; 0 is plain RRF). The channels run concurrently: FTS5 on
+the reader connection while the query is embedded in a worker thread; the vector
+k-NN follows once the query vector exists.
 
 Each channel is one statement of the store (``store/passages.py``), returning
 its hits together with what a passage shows (text, episode, role, time), so no
@@ -39,6 +40,7 @@ from orma_proxy.store import (
     speakers_among,
 )
 from orma_proxy.store.vector_index import VectorIndex
+from orma_proxy.text import QueryDates, finest_terms, query_dates
 from orma_proxy.text.names import names_in
 
 EmbedQuery = Callable[[str], Awaitable[Vectors]]
@@ -69,21 +71,41 @@ class SearchResult:
 
 
 def rrf_fuse(
-    rankings: list[list[int]], rrf_k: int, weights: list[float] | None = None
+    rankings: list[list[int]],
+    rrf_k: int,
+    weights: list[float] | None = None,
+    scores: list[dict[int, float]] | None = None,
+    power: float = 0.0,
 ) -> dict[int, float]:
-    """Reciprocal Rank Fusion of several best-first id lists, each list with its weight."""
-    scores: dict[int, float] = {}
+    """Reciprocal Rank Fusion of several best-first id lists, each list with its weight.
+
+    With each list's own ``scores`` (higher is better) and ``power`` > 0, an item's
+    ``weight / (rrf_k + rank)`` is scaled by ``(score / best score of its list) ** power``:
+    a second place with a tenth of the first's BM25 score is not worth almost as
+    much as the first, as plain RRF has it (a list whose best score is not positive
+    is fused by rank alone).
+    """
+    fused: dict[int, float] = {}
     for i, ranking in enumerate(rankings):
         weight = 1.0 if weights is None else weights[i]
+        own = scores[i] if scores is not None and power > 0 else {}
+        best = max(own.values(), default=0.0)
         for rank, item in enumerate(ranking, start=1):
-            scores[item] = scores.get(item, 0.0) + weight / (rrf_k + rank)
-    return scores
+            share = max(own[item] / best, 0.0) ** power if best > 0 else 1.0
+            fused[item] = fused.get(item, 0.0) + weight * share / (rrf_k + rank)
+    return fused
 
 
-def _ranked(found: list[SentenceRow], rows: dict[int, SentenceRow]) -> list[int]:
-    """A channel's ids, best first; their rows are added to ``rows``."""
+def _ranked(
+    found: list[SentenceRow],
+    rows: dict[int, SentenceRow],
+    scores: dict[int, float] | None = None,
+) -> list[int]:
+    """A channel's ids, best first; their rows are added to ``rows``, their scores to ``scores``."""
     for row in found:
         rows[row.sentence_id] = row
+        if scores is not None:
+            scores[row.sentence_id] = row.score
     return [row.sentence_id for row in found]
 
 
@@ -103,10 +125,10 @@ async def _speakers_named(conn: Reader, space: str, query: str) -> frozenset[str
 
 
 def _keywords(
-    conn: Connection, words: str, query: str, space: str, config: OrmaConfig
+    conn: Connection, words: str, dates: list[str], query: str, space: str, config: OrmaConfig
 ) -> list[list[SentenceRow]]:
-    """The keyword channels: BM25 over the words, and over CJK pairs when they are on."""
-    found = [keyword_passages(conn, words, space, config.search_k)]
+    """The keyword channels: BM25 over the words and date terms, and CJK pairs when on."""
+    found = [keyword_passages(conn, words, space, config.search_k, dates)]
     if config.enable_cjk_keywords:  # Chinese, Japanese, Korean: keywords by character pairs
         found.append(pair_passages(conn, query, space, config.search_k))
     return found
@@ -141,6 +163,14 @@ async def _with_replies(
     return with_replies(turns, replies, episode_of, share=share)
 
 
+def _on_date(said: dict[int, str], dates: list[str]) -> frozenset[int]:
+    """The sentences said on, or speaking of, the finest dates the query names."""
+    wanted = finest_terms(dates)
+    if not wanted:
+        return frozenset()
+    return frozenset(sid for sid, terms in said.items() if not wanted.isdisjoint(terms.split()))
+
+
 async def hybrid_search(
     conn: Reader,
     embed_query: EmbedQuery,
@@ -150,8 +180,12 @@ async def hybrid_search(
     k: int,
     config: OrmaConfig,
     vectors: VectorIndex | None = None,
+    now: float | None = None,
 ) -> list[Passage]:
     """The ``k`` best passages of ``space`` for ``query``.
+
+    A date the query names, or a relative one ("last week", read as of ``now``,
+    default the clock), is matched with the words (``text/dates.py``).
 
     With ``vectors``, the k-NN runs in memory once that index holds the
     space (it catches up on the reader while the query is being embedded);
@@ -160,15 +194,18 @@ async def hybrid_search(
     query = query[: config.max_query_chars]
     named = await _speakers_named(conn, space, query)
     words = without_names(query, named)
-    if config.enable_semantic:
-        vector_task = asyncio.ensure_future(embed_query(words))
+    dated = query_dates(words, now) if config.enable_date_terms else QueryDates([], words)
+    dates = dated.terms
+    if config.enable_semantic:  # "last week" is a time, not words to match
+        vector_task = asyncio.ensure_future(embed_query(dated.rest))
     rows: dict[int, SentenceRow] = {}
     # Queued on the reader together (no round trip between them) while the query embeds.
     _, keywords = await asyncio.gather(
         _caught_up(conn, config, vectors),
-        execute_fn(conn, lambda c: _keywords(c, words, query, space, config)),
+        execute_fn(conn, lambda c: _keywords(c, dated.rest, dates, query, space, config)),
     )
-    rankings = [_ranked(found, rows) for found in keywords]
+    scores: list[dict[int, float]] = [{} for _ in keywords]  # each channel's own scores
+    rankings = [_ranked(found, rows, own) for found, own in zip(keywords, scores, strict=True)]
     weights = [1.0] * len(rankings)
     if config.enable_semantic:
         vector = await vector_task
@@ -185,9 +222,10 @@ async def hybrid_search(
                 in_memory=in_memory,
             ),
         )
-        rankings.append(_ranked(nearest, rows))
+        scores.append({})
+        rankings.append(_ranked(nearest, rows, scores[-1]))
         weights.append(config.rrf_vector_weight)
-    fused = rrf_fuse(rankings, config.rrf_k, weights)
+    fused = rrf_fuse(rankings, config.rrf_k, weights, scores, config.rrf_score_power)
     turns = turn_scores(
         fused,
         {sid: row.episode_id for sid, row in rows.items()},
@@ -201,9 +239,13 @@ async def hybrid_search(
         if asks_when(query)
         else frozenset(),
         time_boost=config.time_boost,
+        on_date=_on_date({i: r.dates for i, r in rows.items()}, dates)
+        if config.date_boost
+        else frozenset(),
+        date_boost=config.date_boost,
     )
-    if config.reply_share > 0:
-        turns = await _with_replies(conn, space, turns[:k], rows, config.reply_share)
+    if config.reply_share > 0:  # every matched question's: the first k never depend on k
+        turns = await _with_replies(conn, space, turns, rows, config.reply_share)
     return [
         Passage(
             text=rows[sid].text,

@@ -102,6 +102,8 @@ def turn_scores(
     short_words: int = 0,
     dated: frozenset[int] = frozenset(),
     time_boost: float = 0.0,
+    on_date: frozenset[int] = frozenset(),
+    date_boost: float = 0.0,
 ) -> list[tuple[int, float]]:
     """(best sentence id, turn score) of each turn with a hit, best first (ties: lower id).
 
@@ -122,6 +124,8 @@ def turn_scores(
             value *= 1.0 + boost
         if any(sentence in dated for _, sentence in found):
             value *= 1.0 + time_boost
+        if any(sentence in on_date for _, sentence in found):
+            value *= 1.0 + date_boost
         turns.append((best, value))
     return sorted(turns, key=lambda t: (-t[1], t[0]))
 

@@ -21,6 +21,7 @@ import sqlean
 import sqlite_vec
 
 from orma_proxy.errors import NotAnOrmaDatabaseError, StoreError
+from orma_proxy.text.dates import DATES_SQL_FUNCTION, date_terms_or_none
 from orma_proxy.text.grams import SQL_FUNCTION as GRAMS_FUNCTION
 from orma_proxy.text.grams import cjk_grams
 
@@ -135,6 +136,8 @@ def open_sync(
     conn.enable_load_extension(False)
     # Migration 0008's triggers index each new sentence's CJK terms with it.
     conn.create_function(GRAMS_FUNCTION, 1, cjk_grams, deterministic=True)
+    # Migration 0012 computes the date terms of the sentences stored before it.
+    conn.create_function(DATES_SQL_FUNCTION, 2, date_terms_or_none, deterministic=True)
     conn.execute("PRAGMA foreign_keys = ON")
     if read_only:
         conn.execute("PRAGMA query_only = ON")

@@ -97,6 +97,8 @@ class SentenceRow:
     text: str
     said_at: float
     speaker: str | None = None  # the episode's ``metadata.speaker``, where it was read
+    score: float = 0.0  # a search channel's own score of it (BM25, similarity), where read
+    dates: str = ""  # its date terms (``text/dates.py``), where read
 
 
 def fetch_sentences(conn: Connection, ids: list[int], space: str) -> dict[int, SentenceRow]:

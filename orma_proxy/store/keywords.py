@@ -9,6 +9,7 @@ together. ``store/passages.py`` joins their hits to what a passage shows.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from orma_proxy.store.episodes import space_tag
 from orma_proxy.text.grams import query_grams
@@ -19,12 +20,16 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 MAX_TERMS = 32
 
 
-def match_terms(query: str, max_terms: int = MAX_TERMS) -> str | None:
-    """The query's terms OR-ed as an FTS5 expression, or None if it has no words."""
+def match_terms(query: str, max_terms: int = MAX_TERMS, dates: Sequence[str] = ()) -> str | None:
+    """The query's terms OR-ed as an FTS5 expression, or None if it has no words.
+
+    ``dates`` are the query's date terms (``text/dates.py``), matched first.
+    """
     words = [w.lower() for w in _WORD.findall(query)]
-    terms = list(dict.fromkeys(w for w in words if w not in STOPWORDS)) or list(
-        dict.fromkeys(words)
-    )
+    terms = list(dict.fromkeys(w for w in words if w not in STOPWORDS))
+    if not terms and not dates:
+        terms = list(dict.fromkeys(words))
+    terms = [*dict.fromkeys(dates), *terms]
     if not terms:
         return None
     return "(" + " OR ".join(f'"{term}"' for term in terms[:max_terms]) + ")"
@@ -54,9 +59,11 @@ BM25_SQL = (
 )
 
 
-def bm25_params(query: str, space: str, k: int) -> dict[str, object] | None:
+def bm25_params(
+    query: str, space: str, k: int, dates: Sequence[str] = ()
+) -> dict[str, object] | None:
     """The named parameters of ``BM25_SQL``; None when the query has no words."""
-    terms = match_terms(query)
+    terms = match_terms(query, dates=dates)
     if terms is None:
         return None
     return {

@@ -26,7 +26,7 @@ from orma_proxy.store.vectors import INDEX_NEAREST_SQL, NEAREST_SQL, nearest_par
 _WITH_ROWS = (
     "WITH hits AS ({hits}) "
     "SELECT h.id, s.episode_id, s.space, e.role, s.text, e.said_at, "
-    "json_extract(e.metadata, '$.speaker') FROM hits h "
+    "json_extract(e.metadata, '$.speaker'), h.score, s.dates FROM hits h "
     "CROSS JOIN sentences s ON s.id = h.id CROSS JOIN episodes e ON e.id = s.episode_id "
     "WHERE s.space = :space AND s.released_by IS NULL AND s.superseded_by IS NULL "
     "AND json_extract(e.metadata, '$.failed') IS NULL ORDER BY h.score DESC, h.id"
@@ -64,14 +64,18 @@ def _rows(conn: Connection, sql: str, params: dict[str, object] | None) -> list[
             r[4],
             float(r[5]),
             r[6] if isinstance(r[6], str) else None,
+            float(r[7]),
+            str(r[8]),
         )
         for r in conn.execute(sql, params).fetchall()
     ]
 
 
-def keyword_passages(conn: Connection, query: str, space: str, k: int) -> list[SentenceRow]:
-    """The ``k`` best sentences of ``space`` for the words of ``query`` by BM25 (none: no words)."""
-    return _rows(conn, LEXICAL_SQL, bm25_params(query, space, k))
+def keyword_passages(
+    conn: Connection, query: str, space: str, k: int, dates: Sequence[str] = ()
+) -> list[SentenceRow]:
+    """The ``k`` best sentences of ``space`` for ``query``'s words and ``dates`` terms by BM25."""
+    return _rows(conn, LEXICAL_SQL, bm25_params(query, space, k, dates))
 
 
 def pair_passages(conn: Connection, query: str, space: str, k: int) -> list[SentenceRow]:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from orma_proxy.store.connect import Connection
 from orma_proxy.store.vectors import VEC_TABLE
+from orma_proxy.text.dates import date_terms_or_none
 
 _IN_IDS = "IN (SELECT value FROM json_each(?))"
 _INDEXES = ("sentence_fts", "sentence_grams")
@@ -44,20 +45,29 @@ class NewSentence:
 def insert_sentences(conn: Connection, sentences: Sequence[NewSentence]) -> list[int]:
     """Store the sentences and index them for keyword search at once; their ids, in order.
 
+    Each is indexed with the date terms of when its episode was said and of the
+    dates it speaks of (``text/dates.py``); its episode must be stored first.
     Their CJK pairs follow by trigger; vectors later, from the indexer.
     """
+    said = dict(
+        conn.execute(
+            f"SELECT id, said_at FROM episodes WHERE id {_IN_IDS}",
+            (json.dumps(sorted({s.episode_id for s in sentences})),),
+        ).fetchall()
+    )
+    dates = [date_terms_or_none(s.text, said.get(s.episode_id)) for s in sentences]
     ids = []
-    for s in sentences:
+    for s, terms in zip(sentences, dates, strict=True):
         cursor = conn.execute(
             "INSERT INTO sentences (id, episode_id, space, position, start, text, space_tag, "
-            "superseded_by, released_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "superseded_by, released_by, dates) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (s.id, s.episode_id, s.space, s.position, s.start, s.text, s.space_tag,
-             s.superseded_by, s.released_by),
+             s.superseded_by, s.released_by, terms),
         )  # fmt: skip
         ids.append(int(cursor.lastrowid))
     conn.executemany(
-        "INSERT INTO sentence_fts (rowid, text, space_tag) VALUES (?, ?, ?)",
-        [(i, s.text, s.space_tag) for i, s in zip(ids, sentences, strict=True)],
+        "INSERT INTO sentence_fts (rowid, text, space_tag, dates) VALUES (?, ?, ?, ?)",
+        [(i, s.text, s.space_tag, d) for i, s, d in zip(ids, sentences, dates, strict=True)],
     )
     return ids
 
@@ -73,8 +83,8 @@ def delete_sentences(conn: Connection, ids: Iterable[int]) -> None:
         return
     listed = json.dumps(ids)
     conn.execute(
-        "INSERT INTO sentence_fts (sentence_fts, rowid, text, space_tag) "
-        f"SELECT 'delete', id, text, space_tag FROM sentences WHERE id {_IN_IDS}",
+        "INSERT INTO sentence_fts (sentence_fts, rowid, text, space_tag, dates) "
+        f"SELECT 'delete', id, text, space_tag, dates FROM sentences WHERE id {_IN_IDS}",
         (listed,),
     )
     # vec0 finds rows by key only through equality: one point delete per sentence.

@@ -2,8 +2,9 @@
 
 Also the word lists every package must agree on: names (``names_in``), words
 that carry no meaning (``STOPWORDS``), CJK character pairs (``cjk_grams``), the
-plain-English kinds of fact (``groups_of``) and identifiers in any spelling
-(``find_identifiers``).
+plain-English kinds of fact (``groups_of``), identifiers in any spelling
+(``find_identifiers``) and the date terms of a line or a query (``date_terms``,
+``query_dates``).
 """
 
 from orma_proxy.text.attributes import (
@@ -15,6 +16,14 @@ from orma_proxy.text.attributes import (
     stem,
     stems,
 )
+from orma_proxy.text.dates import (
+    DATES_SQL_FUNCTION,
+    QueryDates,
+    date_terms,
+    date_terms_or_none,
+    finest_terms,
+    query_dates,
+)
 from orma_proxy.text.files import TEXT_SUFFIXES, FilePiece, check_text_file, read_pieces
 from orma_proxy.text.grams import SQL_FUNCTION, cjk_grams, has_cjk, query_grams
 from orma_proxy.text.identifiers import Identifier, find_identifiers, same
@@ -24,6 +33,7 @@ from orma_proxy.text.speaker import leading_speaker, split_said
 from orma_proxy.text.stopwords import STOPWORDS
 
 __all__ = [
+    "DATES_SQL_FUNCTION",
     "NOT_NAMES",
     "SQL_FUNCTION",
     "STATE_ATTRIBUTES",
@@ -31,17 +41,22 @@ __all__ = [
     "TEXT_SUFFIXES",
     "FilePiece",
     "Identifier",
+    "QueryDates",
     "Segment",
     "check_text_file",
     "cjk_grams",
     "clean_name",
+    "date_terms",
+    "date_terms_or_none",
     "evidence_of",
     "find_identifiers",
+    "finest_terms",
     "group_stems",
     "groups_of",
     "has_cjk",
     "leading_speaker",
     "names_in",
+    "query_dates",
     "query_grams",
     "read_pieces",
     "same",

@@ -115,3 +115,18 @@ def test_reciprocal_rank_fusion() -> None:
     assert fused[4] == pytest.approx(1 / 62)
     assert max(fused, key=fused.__getitem__) == 3
     assert rrf_fuse([], rrf_k=60) == {}
+
+
+def test_score_aware_fusion_weighs_a_weak_second_place_by_its_score() -> None:
+    rankings = [[1, 2], [2, 1]]
+    scores = [{1: 8.0, 2: 0.5}, {2: 0.80, 1: 0.78}]
+    plain = rrf_fuse(rankings, rrf_k=60, scores=scores, power=0.0)
+    assert plain[1] == pytest.approx(plain[2])  # by rank alone: a tie
+    fused = rrf_fuse(rankings, rrf_k=60, scores=scores, power=0.5)
+    # The keyword list's second place has 1/16 of the first's score: a quarter of its share.
+    assert fused[2] == pytest.approx(0.25 / 62 + 1 / 61)
+    assert fused[1] == pytest.approx(1 / 61 + (0.78 / 0.80) ** 0.5 / 62)
+    assert fused[1] > fused[2]
+    # A list without positive scores is fused by rank alone.
+    flat = rrf_fuse([[5, 6]], rrf_k=60, scores=[{5: 0.0, 6: 0.0}], power=0.5)
+    assert flat == pytest.approx({5: 1 / 61, 6: 1 / 62})

@@ -220,3 +220,23 @@ async def test_rebuild_splits_a_turn_as_add_did_leaving_its_speaker_out(
     assert [p.text for p in after.passages] == [p.text for p in before.passages]
     assert "Asha: Wow!" not in [p.text for p in after.passages]
     assert report.episodes == len(CHAT) and report.resplit == 0
+
+
+async def test_a_reply_counts_whatever_k_the_search_asks_for(amem: AsyncMemory) -> None:
+    """The first passages are the same for k=2 as for k=6: the reply to a matched
+    question joins whether or not the question itself makes the first k."""
+    amem.config.enable_semantic = False
+    chat = [
+        "Asha: My family finally agreed on a breed in the end after weeks of debate.",
+        "Ravi: I want a dog too, one day.",
+        "Ravi: So which breed did you pick?",
+        "Asha: A beagle, we picked her up from the breeder last week.",
+        "Ravi: Nice, I bet the kids love her.",
+        "Asha: The garden is full of tomatoes.",
+    ]
+    ids = [await amem.add(line, space="chat") for line in chat]
+    query = "Which dog breed was picked in the end?"
+    two = [p.episode_id for p in (await amem.search(query, space="chat", k=2)).passages]
+    six = [p.episode_id for p in (await amem.search(query, space="chat", k=6)).passages]
+    assert two == six[:2] == [ids[0], ids[3]]  # the question itself ranks fourth
+    assert six.index(ids[2]) == 3
