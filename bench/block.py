@@ -14,11 +14,12 @@ no conversation to exclude) is read line by line, each line mapped to the part
 
 - a ``[LOG: ...]`` passage by its episode id and text, a state or an event by the
   episode and sentence it cites, a ``[FORBIDDEN: ...]`` rule by the active
-  prohibited state with that value; each item claims the shortest line of the
+  prohibited state with that value, a ``[PREFER: ...]`` alternative by the active
+  ``instead_of_*`` state with that value; each item claims the shortest line of the
   block text holding its text (the passage, the state's value, the event's what);
-- a line no item claims (a kind of line the block gains later, ``[PREFER: ...]``)
-  by its content words: the part sharing most of them (at least 2 and 40% of
-  the line's), else "unmapped". The last table counts these lines.
+- a line no item claims (a kind of line the block may gain later) by its content
+  words: the part sharing most of them (at least 2 and 40% of the line's), else
+  "unmapped". The last table counts these lines.
 
 A line is good when its part is in the query's ``should`` (the current name, home
 and job, every rule, the current facts on the query's topics; the user's questions
@@ -64,7 +65,7 @@ from bench.block_cases import Conversation, Part, PartId, Query, generate
 from orma_proxy.config import OrmaConfig
 from orma_proxy.embed.base import Embedder, Vectors
 from orma_proxy.embed.models import load_embedder
-from orma_proxy.facts import State
+from orma_proxy.facts import State, is_alternative, is_rule
 from orma_proxy.memory.engine import AsyncMemory
 from orma_proxy.recall.layout import CLASSIC_TITLES
 from orma_proxy.recall.pack import MemoryBlock, estimate_tokens
@@ -75,6 +76,7 @@ CONFIGS: dict[str, dict[str, Any]] = {
     "today": {},  # the defaults
     "floor-small": {"noise_floor_min_sentences": 2},  # the percentile floor below 24 sentences
     "classic": {"enable_sutra_packing": False},  # prose sections instead of bracket lines
+    "sleep-only": {"enable_facts_on_record": False},  # no rules or facts before sleep
 }
 DEFAULT_CONFIGS = "today,floor-small"
 # What the bench fixes whatever the configuration: its own files, no LLM within reach
@@ -133,7 +135,7 @@ def normal(text: str) -> str:
 @dataclass(frozen=True)
 class Line:
     text: str
-    source: str  # rule, state, event, passage, words (mapped by its words), "" (unmapped)
+    source: str  # rule, prefer, state, event, passage, words (mapped by its words), "" (unmapped)
     pid: PartId | None
     marked: bool
 
@@ -191,12 +193,16 @@ def map_lines(
 ) -> list[Line]:
     """Every content line of the block, with the part it comes from."""
     items: list[tuple[str, str, int | None, str]] = []  # signature, source, episode, quote
-    by_value = {normal(r.value): r for r in rules}
-    for rule in block.forbidden:
-        state = by_value.get(normal(rule))
-        items.append(
-            (rule, "rule", state.episode_id if state else None, state.quote if state else rule)
-        )
+    by_value = {normal(r.value): r for r in rules if is_rule(r)}
+    instead = {normal(r.value): r for r in rules if is_alternative(r)}
+    for shown, source, states in (
+        (block.forbidden, "rule", by_value),
+        (block.preferred, "prefer", instead),
+    ):
+        for value in shown:
+            state = states.get(normal(value))
+            episode = state.episode_id if state else None
+            items.append((value, source, episode, state.quote if state else value))
     items += [(s.value, "state", s.episode_id, s.quote) for s in block.states]
     items += [(e.what, "event", e.episode_id, e.quote) for e in block.events]
     items += [(p.text, "passage", p.episode_id, p.text) for p in block.passages]
@@ -311,9 +317,7 @@ async def query_all(
     started = time.perf_counter()
     for conv, turn_of in zip(convs, maps, strict=True):
         space = f"conv-{conv.index}"
-        rules = [
-            s for s in await mem.facts(space) if s.prohibited or s.attribute.startswith("forbidden")
-        ]
+        rules = [s for s in await mem.facts(space) if is_rule(s) or is_alternative(s)]
         for query in conv.queries:
             block = await mem.recall(query.text, space, budget_tokens=budget)
             score(conv, query, map_lines(conv, block, turn_of, rules), block, tally)

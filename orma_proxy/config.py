@@ -307,6 +307,12 @@ class OrmaConfig(BaseModel):
     enable_defeasible_logic: bool = Field(
         True, description="A conditional state ('when I have a cold...') never closes the baseline."
     )
+    enable_facts_on_record: bool = Field(
+        True,
+        description="Draw the rule-based facts and rules ('never ...', 'I moved to ...') from "
+        "a user's turn or note as it is recorded, so an earlier value is outdated at once; "
+        "sleep reads the line again later and confirms or repairs them.",
+    )
 
     # --- recall: candidates and cognitive ranking -----------------------------------
     # Scores are RRF relevance scaled so the best candidate of a query is 1.0; every

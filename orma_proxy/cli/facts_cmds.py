@@ -23,7 +23,7 @@ from orma_proxy.cli.shared_options import (
     state,
 )
 from orma_proxy.errors import InputError
-from orma_proxy.facts import Event, State
+from orma_proxy.facts import Event, State, is_alternative
 from orma_proxy.inputs import DEFAULT_SPACE
 
 app = typer.Typer()
@@ -45,6 +45,8 @@ def fact_json(found: State) -> dict[str, Any]:
 def _shown(found: State) -> Text:
     if found.prohibited:
         return Text(rule_line(found.value), style="bold red" if found.active else "red")
+    if is_alternative(found):  # what a rule says to do instead, as recall shows it
+        return Text(f"[PREFER: {found.value}]")
     return Text(found.text)
 
 

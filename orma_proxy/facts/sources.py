@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from orma_proxy.facts.events import EVENTS, EVENTS_WITH_TIMES, Event, event_from
-from orma_proxy.facts.rules import RULE_SQL
+from orma_proxy.facts.rules import CARRIED_SQL
 from orma_proxy.facts.states import STATES, STATES_WITH_TIMES, State, state_from
 from orma_proxy.store import Connection, Row
 
@@ -69,7 +69,7 @@ class TimedEvent:
 
 @dataclass(frozen=True)
 class Rules:
-    """The active rules (``is_rule``)."""
+    """The active rules (``is_rule``) and their alternatives (``is_alternative``)."""
 
 
 @dataclass(frozen=True)
@@ -116,7 +116,7 @@ def _part(source: StateSource) -> _Part | None:
     """The part a source reads; None when it can find nothing (no words, no sentences)."""
     match source:
         case Rules():
-            return _Part(f"s.active = 1 AND {RULE_SQL}", [])
+            return _Part(f"s.active = 1 AND {CARRIED_SQL}", [])
         case HeldBy(entity, limit):
             return _Part("s.active = 1 AND e.name = ?", [entity], limit)
         case Naming(words, limit, closed_since) if words:
@@ -159,11 +159,14 @@ def gather_states(conn: Connection, space: str, sources: Sequence[StateSource]) 
 
 
 def active_states(conn: Connection, space: str, ids: Sequence[int]) -> list[TimedState]:
-    """These states of ``space`` that are active and not rules (a rule is carried anyway)."""
+    """These states of ``space`` that are active and not rules or their alternatives.
+
+    A rule and its alternative are carried anyway.
+    """
     if not ids:
         return []
     sql = STATES_WITH_TIMES.sql + (
-        f"WHERE s.space = ? AND s.active = 1 AND NOT {RULE_SQL} AND s.id IN ({_marks(ids)})"
+        f"WHERE s.space = ? AND s.active = 1 AND NOT {CARRIED_SQL} AND s.id IN ({_marks(ids)})"
     )
     return [_timed_state(r) for r in STATES_WITH_TIMES.all_named(conn.execute(sql, (space, *ids)))]
 

@@ -10,7 +10,10 @@ person's described kind of fact is replaced at once by a state of the same slot
 with the new text as its value, so the next recall already answers with it;
 the correction's episode records which person and kind it corrects, so a
 second correction of the same person and kind finds the first (drift), before
-sleep has made a state of it. ``orma facts --history`` keeps the old ones.
+sleep has made a state of it. When no state holds the old text, the user's lines
+saying it give the correction its subject: read with the old text corrected,
+"I moved to Bangalore" makes ``home_city: Mysore`` (``sleep.correct_lines``), not a
+bare "Mysore". ``orma facts --history`` keeps the old ones.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from orma_proxy.facts import (
     SUPERSEDE_MARK,
     NewState,
     OpenState,
+    Slot,
     close_state,
     insert_state,
     link_state,
@@ -31,6 +35,7 @@ from orma_proxy.facts import (
 from orma_proxy.forget.audit import write_audit
 from orma_proxy.forget.match import correction, cut_lines
 from orma_proxy.forget.results import ForgetResult
+from orma_proxy.sleep import correct_lines
 from orma_proxy.store import (
     Connection,
     Database,
@@ -70,13 +75,17 @@ async def supersede(
         mark_superseded(raw, cut_lines(raw, found.sentences, found.cuts), episode_id)
         first_line = first_sentence(raw, episode_id)
         value = " ".join(new.split())
+        subjects: dict[Slot, int] = {}
+        if isinstance(old, str) and not any(t.replace for t in found.states):
+            # No state holds the old text: the lines saying it give the correction its slot.
+            subjects = correct_lines(raw, space, found.sentences, old, value, first_line, config)
         for target in found.states:
-            successor = None
+            state = target.state
+            slot = Slot(space, state.entity_id, state.attribute, state.condition)
+            successor = subjects.get(slot)
             if target.replace:
-                successor = _replacement(
-                    raw, space, target.state, value, first_line, episode_id, now
-                )
-            close_state(raw, target.state.id, successor, now, CORRECTED)
+                successor = _replacement(raw, space, state, value, first_line, episode_id, now)
+            close_state(raw, state.id, successor, now, CORRECTED)
         audit_id = write_audit(
             raw, space, "supersede", found.affected, now, extra={"corrected_by": [episode_id]}
         )

@@ -31,7 +31,7 @@ from orma_proxy.recall.pipeline import RecallRequest, recall_block
 from orma_proxy.recall.search import SearchResult, hybrid_search
 from orma_proxy.recall.states import matching_states
 from orma_proxy.recall.tokens import load_token_counter
-from orma_proxy.sleep import Sleeper, SleepReport, UpstreamGate
+from orma_proxy.sleep import OWN_WORDS, Sleeper, SleepReport, UpstreamGate, draw_on_record
 from orma_proxy.sleep.manual import forget_state, register_rule
 from orma_proxy.store.connect import DatabaseError
 from orma_proxy.store.episodes import insert_episode, sentence_ranges
@@ -62,14 +62,22 @@ class AsyncMemory(Forgetting, Portability):
         When this returns the episode is committed: it survives a crash of the
         process one instant later, and a search finds it by its words at once.
         A leading ``Name:`` (or ``speaker``) is kept as ``metadata["speaker"]``
-        and not indexed as words (``text/speaker.py``).
+        and not indexed as words (``text/speaker.py``). A user's or a note's
+        rules ("never ...") and rule-based facts are drawn from it at once:
+        "I moved to Bangalore" outdates "I live in Pune" before any sleep.
         """
         if speaker is not None:
             speaker = check_text(speaker, "speaker").strip()
         episode_id, _ = await self._store(
             text, space, role, at, source=source, metadata=metadata, speaker=speaker
         )
+        if role in OWN_WORDS and "orma" not in (metadata or {}):  # forbid, supersede: by hand
+            await self._draw(check_space(space), [episode_id])
         return episode_id
+
+    async def _draw(self, space: str, episode_ids: list[int]) -> None:
+        """Rules and rule-based facts of the user's new lines, at once (``sleep/awake.py``)."""
+        await draw_on_record(self.sleeper(), space, episode_ids, self.config)
 
     async def _store(
         self,
@@ -176,6 +184,8 @@ class AsyncMemory(Forgetting, Portability):
             lambda conn: add_unless_purged(conn, space, heard_at, episodes)
         )
         self._index_new()
+        own = [i for i, (role, _, _) in zip(ids, turns, strict=True) if i and role in OWN_WORDS]
+        await self._draw(space, own)
         return ids
 
     async def embed_episodes(

@@ -14,7 +14,8 @@ its sentences):
 - states and events sharing words with the query form one more RRF channel;
 - the user's own active states are always candidates, scored by boosts only
   when nothing matched them;
-- forbidden rules (``prohibited`` or ``forbidden_*``) are always carried.
+- forbidden rules (``prohibited`` or ``forbidden_*``) are always carried, with
+  what they say to do instead (``instead_of_*``).
 
 Relevance is plain RRF; ``rank`` turns it into the final score.
 """
@@ -39,9 +40,11 @@ from orma_proxy.facts import (
     TimedEvent,
     TimedState,
     active_states,
+    alternative_attribute,
     events_by_id,
     gather_events,
     gather_states,
+    is_alternative,
     is_rule,
     successors,
 )
@@ -72,7 +75,8 @@ class Candidate:
 class Pool:
     """Every candidate of a recall, the rules always packed, and what each sentence backs.
 
-    ``citing`` maps a sentence to the states and events drawn from it (closed
+    ``rules`` holds the active rules and their alternatives (``forbidden`` pairs
+    them); ``citing`` maps a sentence to the states and events drawn from it (closed
     ones included), ``closed`` a closed state to what replaced it.
     """
 
@@ -80,6 +84,15 @@ class Pool:
     rules: list[State]
     citing: dict[int, set[ItemKey]] = field(default_factory=dict)
     closed: dict[int, Successor] = field(default_factory=dict)
+
+    def forbidden(self) -> list[tuple[str, str]]:
+        """Each rule's value with what it says to do instead ("" when nothing)."""
+        instead = {(s.entity, s.attribute): s.value for s in self.rules if is_alternative(s)}
+        return [
+            (rule.value, instead.get((rule.entity, alternative_attribute(rule.attribute)), ""))
+            for rule in self.rules
+            if is_rule(rule)
+        ]
 
     def outdated(self, sentence_id: int) -> list[str]:
         """What replaced the facts a sentence stated: ``["Bangalore"]``, ``[""]`` if ended."""
@@ -291,7 +304,7 @@ def _classify(
             closed_cited = closed_cited or state.sentence_id in cited
             if state.valid_to is None or state.valid_to.timestamp() < recent:
                 continue  # history older than superseded_recent_days: only its mark is shown
-        if state.active and is_rule(state):
+        if state.active and (is_rule(state) or is_alternative(state)):
             rules.append(state)
         elif state.sentence_id in cited:
             others.insert(0, cand)  # found by the search: never cut below

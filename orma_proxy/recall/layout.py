@@ -5,6 +5,7 @@ bracketed line a small model reads like code, and spends no tokens on
 section titles::
 
     [FORBIDDEN: chain PowerShell commands with semicolons]
+    [PREFER: put each command on its own line]
     [user.home city: Bangalore (since 2026-10-17)]
     [user.morning drink | cond: sore throat -> warm ginger tea with raw honey]
     [EVENT: 2026-11-01: user received a gift from manager: Swiss knife]
@@ -53,6 +54,9 @@ COMPACT_HEADER = (
 COMPACT_OUTDATED_NOTE = " A line marked [outdated] is no longer true."
 COMPACT_FORBIDDEN_NOTE = " Never suggest, mention or do anything marked [FORBIDDEN]."
 COMPACT_CLASSIC_FORBIDDEN_NOTE = " Never suggest, mention or do anything under Forbidden."
+# Said only when a rule's alternative is shown (never inside the prohibition).
+PREFER_NOTE = " Do what [PREFER] says instead."
+CLASSIC_PREFER_NOTE = " Do what a rule's 'instead:' says."
 SECTIONS = ("rules", "states", "events", "passages")
 CLASSIC_TITLES = {
     "rules": "Forbidden:",
@@ -81,15 +85,21 @@ class Layout:
     sutra: bool
     compact: bool = True
 
-    def header(self, today: date, *, rules: bool, outdated: bool = True) -> str:
-        """The framing; ``outdated``: whether a line carries an ``[outdated]`` mark."""
+    def header(
+        self, today: date, *, rules: bool, outdated: bool = True, instead: bool = False
+    ) -> str:
+        """The framing; ``outdated``: whether a line carries an ``[outdated]`` mark,
+        ``instead``: whether a rule's alternative is shown."""
+        prefer = (PREFER_NOTE if self.sutra else CLASSIC_PREFER_NOTE) if rules and instead else ""
         if not self.compact:
-            return HEADER.format(today=today.isoformat()) + (self.forbidden_note if rules else "")
+            text = HEADER.format(today=today.isoformat())
+            return text + (self.forbidden_note if rules else "") + prefer
         text = COMPACT_HEADER.format(today=today.isoformat())
         return (
             text
             + (COMPACT_OUTDATED_NOTE if outdated else "")
             + (self.forbidden_note if rules else "")
+            + prefer
         )
 
     @property
@@ -105,6 +115,10 @@ class Layout:
 
     def rule(self, rule: str) -> str:
         return f"[FORBIDDEN: {rule}]" if self.sutra else f"- {rule}"
+
+    def prefer(self, alternative: str) -> str:
+        """What the rule above says to do instead."""
+        return f"[PREFER: {alternative}]" if self.sutra else f"  instead: {alternative}"
 
     def state(self, state: State) -> str:
         name = attribute_name(state.attribute)

@@ -2,7 +2,9 @@
 
 Forbidden rules come first, with a header sentence framing them as strict
 negative constraints: a small model obeys a prohibition it reads first and is
-told is absolute far more reliably than one buried among facts. What the
+told is absolute far more reliably than one buried among facts. What a rule
+says to do instead follows it on its own line (``[PREFER: ...]``), never inside
+the prohibition. What the
 rules leave of the budget is split between states, events and passages
 (``budget_share_*``); entries are taken best first, each section within its
 share (its first line may pass it, so a share smaller than a line never
@@ -42,7 +44,10 @@ TokenCounter = Callable[[str], int]
 
 @dataclass(frozen=True)
 class MemoryBlock:
-    """The packed block, its size in tokens, and the rules, states, events and passages in it."""
+    """The packed block, its size in tokens, and the rules, states, events and passages in it.
+
+    ``preferred``: what the rules shown say to do instead, in their order.
+    """
 
     text: str
     tokens: int
@@ -50,6 +55,7 @@ class MemoryBlock:
     forbidden: list[str] = field(default_factory=list)
     states: list[State] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
+    preferred: list[str] = field(default_factory=list)
 
     @property
     def empty(self) -> bool:
@@ -155,7 +161,7 @@ def pack_block(
     today: date,
     count_tokens: TokenCounter = estimate_tokens,
     exclude_texts: Iterable[str] = (),
-    forbidden: Iterable[str] = (),
+    forbidden: Iterable[str | tuple[str, str]] = (),
     entries: Sequence[Entry] = (),
     sutra: bool = True,
     compact_header: bool = True,
@@ -163,6 +169,8 @@ def pack_block(
     exact_above: float = 0.9,
 ) -> MemoryBlock:
     """Pack the rules, then the best entries (``passages`` alone: best first), within budget.
+
+    ``forbidden`` holds rules, or (rule, what to do instead) pairs.
 
     Passages whose text the conversation already holds (``exclude_texts``) or
     that repeat one already packed are skipped: the model sees them anyway.
@@ -174,11 +182,12 @@ def pack_block(
     ranked = sorted(entries, key=lambda e: -e.score) or [
         Entry(score=-float(i), passage=p) for i, p in enumerate(passages)
     ]
-    rules = list(dict.fromkeys(_normal(r) for r in forbidden if r.strip()))
-    # Budgeted with the [outdated] note if any candidate could show the mark;
-    # _finish leaves it out if none of those was packed.
+    rules = _rules(forbidden)
+    # Budgeted with the [outdated] note if any candidate could show the mark (and the
+    # [PREFER] note if a rule has an alternative); _finish leaves out what is not shown.
     outdated = any(e.passage is not None and e.replaced_by for e in ranked)
-    header = layout.header(today, rules=bool(rules), outdated=outdated)
+    instead = any(rules.values())
+    header = layout.header(today, rules=bool(rules), outdated=outdated, instead=instead)
     used = tally(header) + tally.gap
     if used > budget_tokens:
         return MemoryBlock("", 0)
@@ -197,7 +206,11 @@ def pack_block(
         used += spent
         return True
 
-    kept_rules = [rule for rule in rules if take("rules", layout.rule(rule), budget_tokens)]
+    kept_rules: dict[str, str] = {}
+    for rule, alternative in rules.items():
+        if take("rules", layout.rule(rule), budget_tokens):
+            shown = alternative and take("rules", layout.prefer(alternative), budget_tokens)
+            kept_rules[rule] = alternative if shown else ""
     if rules and not kept_rules:  # no rule fits: no framing for rules that are not there
         header = layout.header(today, rules=False, outdated=outdated)
         used = tally(header) + tally.gap
@@ -234,6 +247,27 @@ def pack_block(
     return _finish(layout, today, kept_rules, chosen, budget_tokens, tally, exact_above)
 
 
+def _rules(forbidden: Iterable[str | tuple[str, str]]) -> dict[str, str]:
+    """Each rule once (whitespace aside), with its alternative ("" for none)."""
+    rules: dict[str, str] = {}
+    for item in forbidden:
+        rule, alternative = (item, "") if isinstance(item, str) else item
+        if rule.strip():
+            key = _normal(rule)
+            rules[key] = rules.get(key) or _normal(alternative)
+    return rules
+
+
+def _rule_lines(layout: Layout, rules: dict[str, str]) -> list[str]:
+    """Each rule's line, then its alternative's."""
+    lines = []
+    for rule, alternative in rules.items():
+        lines.append(layout.rule(rule))
+        if alternative:
+            lines.append(layout.prefer(alternative))
+    return lines
+
+
 def _backed(entry: Entry, items: set[ItemKey]) -> bool:
     """Whether every fact a passage states is a current state or event among ``items``."""
     return bool(entry.backs) and not entry.replaced_by and entry.backs <= items
@@ -254,7 +288,7 @@ def _line(layout: Layout, entry: Entry, seen: set[str], packed: set[ItemKey]) ->
 def _finish(
     layout: Layout,
     today: date,
-    rules: list[str],
+    rules: dict[str, str],
     chosen: list[Entry],
     budget_tokens: int,
     tally: _Tally,
@@ -264,8 +298,9 @@ def _finish(
     entries = sorted(chosen, key=lambda e: -e.score)
     while True:
         outdated = any(e.passage is not None and e.replaced_by for e in entries)
-        header = layout.header(today, rules=bool(rules), outdated=outdated)
-        sections: dict[str, list[str]] = {"rules": [layout.rule(r) for r in rules]}
+        instead = any(rules.values())
+        header = layout.header(today, rules=bool(rules), outdated=outdated, instead=instead)
+        sections: dict[str, list[str]] = {"rules": _rule_lines(layout, rules)}
         for name in SECTIONS[1:]:
             mine = sorted((e for e in entries if e.section == name), key=_sort_key)
             sections[name] = [_render(layout, e) for e in mine]
@@ -280,14 +315,15 @@ def _finish(
                 text,
                 tokens,
                 passages=[e.passage for e in entries if e.passage is not None],
-                forbidden=rules,
+                forbidden=list(rules),
                 states=[e.state for e in entries if e.state is not None],
                 events=[e.event for e in entries if e.event is not None],
+                preferred=[alternative for alternative in rules.values() if alternative],
             )
         if entries:
             entries.pop()  # tokens at line joins can differ from the sum of the parts
         elif rules:
-            rules = rules[:-1]
+            rules = dict(list(rules.items())[:-1])
         else:
             return MemoryBlock("", 0)
 

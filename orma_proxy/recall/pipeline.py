@@ -73,9 +73,9 @@ def _gate_and_pack(
         budget_tokens=request.budget_tokens,
         today=request.today,
         count_tokens=request.count_tokens,
-        # A rule's own line would only repeat its [FORBIDDEN: ...] line.
+        # A rule's own line would only repeat its [FORBIDDEN: ...] (and [PREFER: ...]) line.
         exclude_texts=[*request.exclude_texts, *(rule.quote for rule in pool.rules)],
-        forbidden=[rule.value for rule in pool.rules],
+        forbidden=pool.forbidden(),
         sutra=config.enable_sutra_packing,
         compact_header=config.compact_header,
         shares=Shares(

@@ -30,12 +30,13 @@ _PASSAGE_BONUS = 2  # drawn from a passage the search found: worth two matching 
 _PASSAGE_HEADS = 3  # only the best passages lend their states that bonus
 _MIN_STEM = 3
 _MAX_TERMS = 16  # query words looked up in state and event texts
+_MAX_TERM_CHARS = 64  # a longer "word" names no state (and would pass SQLite's LIKE limit)
 
 
 def query_terms(text: str) -> set[str]:
     """The words of ``text`` that carry meaning, lower-cased, a plural 's' dropped."""
     words = {w.lower() for w in _WORD.findall(text.replace("_", " "))}
-    kept = {w for w in words if w not in STOPWORDS}
+    kept = {w for w in words if w not in STOPWORDS and len(w) <= _MAX_TERM_CHARS}
     return {w[:-1] if w.endswith("s") and len(w) > _MIN_STEM else w for w in kept}
 
 

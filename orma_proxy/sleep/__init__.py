@@ -3,21 +3,27 @@
 The LLM (or, without one, a rule-based extractor) proposes; ``verify``,
 ``holder`` and ``clock`` decide what is believed; ``apply`` writes a batch in
 one transaction. ``SleepScheduler`` runs it in the background of a server,
-``AsyncMemory.sleep()`` on demand.
+``AsyncMemory.sleep()`` on demand; ``draw_on_record`` runs the rule-based part on
+a user's line as it is recorded (``awake``).
 """
 
+from orma_proxy.sleep.awake import draw_on_record
+from orma_proxy.sleep.batch import OWN_WORDS
 from orma_proxy.sleep.consolidate import Sleeper
 from orma_proxy.sleep.gate import UpstreamGate
-from orma_proxy.sleep.manual import forget_state, register_rule
+from orma_proxy.sleep.manual import correct_lines, forget_state, register_rule
 from orma_proxy.sleep.report import Rejection, SleepReport
 from orma_proxy.sleep.scheduler import SleepScheduler
 
 __all__ = [
+    "OWN_WORDS",
     "Rejection",
     "SleepReport",
     "SleepScheduler",
     "Sleeper",
     "UpstreamGate",
+    "correct_lines",
+    "draw_on_record",
     "forget_state",
     "register_rule",
 ]

@@ -13,25 +13,30 @@ spreading activation. The watermark moves in the same transaction.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from orma_proxy.config import OrmaConfig
 from orma_proxy.errors import InputError, LeaseHeldError
 from orma_proxy.facts import (
     FORBIDDEN_PREFIX,
+    INSTEAD_PREFIX,
     NewEvent,
     NewState,
     Slot,
+    SlotState,
     active_in_slot,
+    alternative_attribute,
     close_state,
+    drawn_in_slot,
     entity_id,
     forgotten_values,
     insert_event,
     insert_state,
     link_event,
     link_state,
+    redraw,
     rehearse,
-    rule_from_line,
+    rules_from_line,
 )
 from orma_proxy.sleep.batch import Batch
 from orma_proxy.sleep.lease import check_held
@@ -69,8 +74,10 @@ def apply_batch(
     now = time.time()
     batch_id = _record(conn, batch, run, "applied", None, now)
     outcome = BatchOutcome()
+    # Lines drawn from as they were recorded are read again here (``sleep/awake.py``).
+    reread = config.enable_facts_on_record
     for state in verified.states:
-        _apply_state(conn, batch.space, state, config, outcome, now)
+        _apply_state(conn, batch.space, state, config, outcome, now, reread=reread)
     for event in verified.events:
         _apply_event(conn, batch.space, event, outcome, now)
     rejections = verified.rejections + outcome.rejections
@@ -105,6 +112,17 @@ def _record(
     return record_batch(conn, record)
 
 
+def apply_drawn(
+    conn: Connection, space: str, verified: Verified, config: OrmaConfig
+) -> BatchOutcome:
+    """Write states drawn outside a batch (a line as it is recorded): no watermark moves."""
+    now = time.time()
+    outcome = BatchOutcome()
+    for state in verified.states:
+        _apply_state(conn, space, state, config, outcome, now)
+    return outcome
+
+
 def apply_state(conn: Connection, space: str, state: VerifiedState, config: OrmaConfig) -> int:
     """Write one state at once, outside any batch (``orma_forbid``), by the rules above.
 
@@ -123,19 +141,32 @@ def _apply_state(
     config: OrmaConfig,
     outcome: BatchOutcome,
     now: float,
+    *,
+    reread: bool = False,
 ) -> int | None:
+    """Write one state by the rules of the module docstring; the id now holding it.
+
+    ``reread``: the line may have been drawn from as it was recorded, so a
+    rehearsal it made then is not made again.
+    """
     holder = entity_id(conn, space, state.entity, "person", now)
     slot = Slot(space, holder, state.attribute, state.condition)
     if not state.ended and _forgotten(conn, slot, state):
         # The same line read again (``sleep --redo``): what the user forgot stays forgotten.
         outcome.rejections.append(_rejection(state, "the user forgot this fact"))
         return None
-    if state.prohibited and not state.ended:
-        # Sleep words a rule ``orma_forbid`` registered from this line its own way; it is
-        # still the same rule: the same utterance read again, not said again (no rehearsal).
-        registered = rule_from_line(conn, space, holder, state.line.sentence_id)
-        if registered is not None:
-            return registered
+    single = not (
+        state.attribute in config.multi_valued_attributes
+        or state.attribute.startswith(FORBIDDEN_PREFIX)
+    )
+    if not state.ended:
+        if state.prohibited or state.attribute.startswith(INSTEAD_PREFIX):
+            drawn, slot = _rule_drawn(conn, slot, state, now)
+            state = replace(state, attribute=slot.attribute)
+        else:
+            drawn = _fact_drawn(conn, slot, state, now, single=single)
+        if drawn is not None:
+            return drawn
     active = active_in_slot(conn, slot)
     same = [a for a in active if value_key(a.value) == value_key(state.value)]
     said_at = state.line.said_at
@@ -148,13 +179,11 @@ def _apply_state(
             outcome.rejections.append(_rejection(state, reason))
         return None
     if same:
+        if reread and _counted(same[0], said_at, now):
+            return same[0].id  # said again on this line, and counted as it was recorded
         rehearse(conn, same[0].id, said_at)
         outcome.states_rehearsed += 1
         return same[0].id
-    single = not (
-        state.attribute in config.multi_valued_attributes
-        or state.attribute.startswith(FORBIDDEN_PREFIX)
-    )
     newer = [a for a in active if a.stated_at > said_at] if single else []
     if newer:
         # Old news arriving late: history behind the state that replaced it.
@@ -169,6 +198,54 @@ def _apply_state(
     outcome.states_added += 1
     link_state(conn, space, holder, new_id, state.value, now)
     return new_id
+
+
+def _counted(state: SlotState, said_at: float, now: float) -> bool:
+    """Whether a line said at ``said_at`` is within what ``state`` already counts.
+
+    Drawn as they were recorded, the lines saying a value again each rehearsed it;
+    sleep reading them again must not count them twice.
+    """
+    return state.created_at < now and state.stated_at <= said_at <= state.said_until
+
+
+def _rule_drawn(
+    conn: Connection, slot: Slot, state: VerifiedState, now: float
+) -> tuple[int | None, Slot]:
+    """A rule (or alternative) already drawn from this line, else the slot to write it in.
+
+    A rule ``orma_forbid`` registered, or drawn as its line was recorded, is worded
+    by sleep its own way; it is still the same rule: the same utterance read again,
+    not said again (no rehearsal). An alternative goes beside its line's rule.
+    """
+    drawn = rules_from_line(conn, slot.space, slot.holder, state.line.sentence_id)
+    earlier = [d for d in drawn if d.prohibited == state.prohibited and d.created_at < now]
+    if earlier:
+        return earlier[0].id, slot
+    rule = next((d for d in drawn if d.prohibited), None)
+    if not state.prohibited and rule is not None:
+        slot = replace(slot, attribute=alternative_attribute(rule.attribute))
+    return None, slot
+
+
+def _fact_drawn(
+    conn: Connection, slot: Slot, state: VerifiedState, now: float, *, single: bool
+) -> int | None:
+    """A state of the slot already drawn from this very line: confirmed, or read better.
+
+    A line drawn from as it was recorded (``sleep/awake.py``) is read again by sleep:
+    the same value is that state, not a rehearsal; another value of a single-valued
+    slot repairs it in place.
+    """
+    drawn = drawn_in_slot(conn, slot, state.line.sentence_id, now)
+    for earlier in drawn:
+        if value_key(earlier.value) == value_key(state.value):
+            return earlier.id
+    if drawn and single:
+        redraw(conn, drawn[0].id, state.value)
+        link_state(conn, slot.space, slot.holder, drawn[0].id, state.value, now)
+        return drawn[0].id
+    return None
 
 
 def _insert_state(

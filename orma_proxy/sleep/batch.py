@@ -28,6 +28,8 @@ from orma_proxy.store import (
 )
 
 CITABLE_ROLES = frozenset({"user", "note", "document", "tool"})
+# The roles whose lines are the user's own statements (what is drawn as it is recorded).
+OWN_WORDS = frozenset({"user", "note"})
 
 
 @dataclass(frozen=True)

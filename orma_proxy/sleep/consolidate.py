@@ -18,7 +18,14 @@ import httpx
 
 from orma_proxy.config import OrmaConfig
 from orma_proxy.errors import ExtractionError, SleepError, StoreError, UpstreamUnavailableError
-from orma_proxy.facts import FORBIDDEN_PREFIX, USER, current_value, known_attributes, known_entities
+from orma_proxy.facts import (
+    FORBIDDEN_PREFIX,
+    INSTEAD_PREFIX,
+    USER,
+    current_value,
+    known_attributes,
+    known_entities,
+)
 from orma_proxy.sleep import batch as batches
 from orma_proxy.sleep import lease
 from orma_proxy.sleep.apply import BatchRun, apply_batch, record_failure
@@ -64,6 +71,14 @@ class Sleeper:
         self._config = config
         self._http = http
         self.gate = gate
+
+    @property
+    def reader(self) -> Reader:
+        return self._reader
+
+    @property
+    def writer(self) -> Writer:
+        return self._writer
 
     @property
     def read_only(self) -> str | None:
@@ -170,7 +185,7 @@ class Sleeper:
             failure = f"no usable answer after {attempts} attempts: {error}"
             return await self._fail(work, run, failure, report)
         try:
-            verified = await self._verify(work, extraction)
+            verified = await self.verify(work, extraction)
             outcome = await self._writer.execute_write_fn(
                 lambda conn: apply_batch(conn, work, verified, run, self._config)
             )
@@ -211,7 +226,8 @@ class Sleeper:
                 return None, attempts, seconds, error
         return merged, attempts, seconds, error
 
-    async def _verify(self, work: batches.Batch, extraction: Extraction) -> Verified:
+    async def verify(self, work: batches.Batch, extraction: Extraction) -> Verified:
+        """What of ``extraction`` the batch's own lines bear out, named as the space names it."""
         tz = zone(self._config.timezone)
         user_name = await self._known_user_name(work.space)
         verified = await Verifier(work, self._config, self._embed, tz).run(
@@ -231,7 +247,7 @@ class Sleeper:
         states = []
         for state in verified.states:
             attribute = state.attribute
-            if not attribute.startswith(FORBIDDEN_PREFIX) and attribute != "name":
+            if not attribute.startswith((FORBIDDEN_PREFIX, INSTEAD_PREFIX)) and attribute != "name":
                 attribute = await attribute_merger.merge(attribute, key=str)
             entity = state.entity
             if entity != USER:

@@ -3,7 +3,8 @@
 When no upstream is configured or it cannot be reached, sleep still turns
 "I live in Pune", "I moved to Bangalore", "I work as a backend engineer",
 "I work at Zerodha", "my dentist is Dr. Rao", "I'm allergic to peanuts",
-"never chain commands with semicolons" and "I prefer tabs" into states. The
+"never chain commands with semicolons, use newlines" (a rule, its alternative
+split off by verification) and "I prefer tabs" into states. The
 rules emit the same ``Extraction`` the model would, so the same verification
 and apply steps run after them: a rule is a proposer, not an authority.
 """
@@ -16,6 +17,8 @@ from collections.abc import Iterator
 from orma_proxy.sleep import clock, holder
 from orma_proxy.sleep.batch import Batch, Line
 from orma_proxy.sleep.extract import Extraction, RawState
+from orma_proxy.sleep.names import normalise_attribute
+from orma_proxy.text import said_rule
 
 # A value runs to the end of its clause, without a trailing time phrase.
 _VALUE = r"(?P<value>(?:(?:Dr|Mr|Mrs|Ms|Prof|St)\.\s+)?[^,;.!?]+?)"
@@ -24,29 +27,36 @@ _PLACE = r"(?P<value>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)"
 _ARTICLE = r"(?:an?\s+|the\s+)?"
 _NAME = r"(?P<value>[A-Z][a-z][\w'-]*)"
 
-# (attribute, prohibited, pattern); case-insensitive except where names must be capitalised.
-_RULES: tuple[tuple[str, bool, re.Pattern[str]], ...] = (
-    ("name", False, re.compile(rf"\b(?i:my name is|call me|i'm|i am)\s+{_NAME}(?=\s*(?:[,.!?]|"
-                               rf"\band\b|$))")),
-    ("home_city", False, re.compile(
-        rf"\b(?i:i(?:'ve| have)?\s+(?:just\s+)?(?:moved|relocated|shifted)"
+# (attribute, pattern); case-insensitive except where names must be capitalised.
+_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("name", re.compile(rf"\b(?i:my name is|call me|i'm|i am)\s+{_NAME}(?=\s*(?:[,.!?]|"
+                        rf"\band\b|$))")),
+    ("home_city", re.compile(
+        rf"\b(?i:(?:i|we)(?:'ve| have)?\s+(?:just\s+)?(?:moved|relocated|shifted)"
         rf"(?:\s+from\s+[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)?\s+to)\s+{_PLACE}")),
-    ("home_city", False, re.compile(
+    ("home_city", re.compile(
         rf"\b(?i:i(?:'m| am)?\s+(?:now\s+|currently\s+|still\s+)?(?:live|living|based|staying)"
         rf"\s+in)\s+{_PLACE}")),
-    ("job_title", False, re.compile(rf"\b(?i:i\s+(?:now\s+)?work\s+as)\s+{_ARTICLE}{_VALUE}"
-                                    rf"(?=\s+(?:at|for|in)\b|{_END})", re.I)),
-    ("employer", False, re.compile(rf"\b(?i:i\s+(?:now\s+)?work\s+(?:at|for))\s+{_PLACE}")),
-    ("employer", False, re.compile(
-        rf"\b(?i:i\s+(?:now\s+)?work\s+as\s+[^,;.!?]+?\s+(?:at|for))\s+{_PLACE}")),
-    ("allergy", False, re.compile(rf"\bi(?:'m| am)\s+allergic\s+to\s+{_VALUE}{_END}", re.I)),
-    ("prefers", False, re.compile(rf"\bi\s+(?:really\s+)?prefer\s+{_VALUE}{_END}", re.I)),
-    ("rule", True, re.compile(
-        rf"(?:^|[,;.!?]\s+)(?:please\s+)?(?:never|don't ever|do not ever)\s+{_VALUE}{_END}",
-        re.I)),
+    ("home_city", re.compile(rf"\b(?i:my\s+(?:new\s+)?home\s+is(?:\s+now)?\s+in)\s+{_PLACE}")),
+    ("job_title", re.compile(rf"\b(?i:(?:i|and)\s+(?:now\s+)?work\s+as)\s+{_ARTICLE}{_VALUE}"
+                             rf"(?=\s+(?:at|for|in)\b|{_END})", re.I)),
+    ("job_title", re.compile(rf"\b(?i:i'm|i am)\s+(?i:now\s+)?(?i:an?)\s+{_VALUE}"
+                             rf"(?=\s+(?i:at|for)\s+[A-Z])")),
+    ("employer", re.compile(rf"\b(?i:(?:i|and)\s+(?:now\s+)?work\s+(?:at|for))\s+{_PLACE}")),
+    ("employer", re.compile(
+        rf"\b(?i:(?:i|and)\s+(?:now\s+)?work\s+as\s+[^,;.!?]+?\s+(?:at|for))\s+{_PLACE}")),
+    ("employer", re.compile(
+        rf"\b(?i:(?:i'm|i am)\s+(?:now\s+)?an?\s+[^,;.!?]+?\s+(?:at|for))\s+{_PLACE}")),
+    ("allergy", re.compile(rf"\bi(?:'m| am)\s+allergic\s+to\s+{_VALUE}{_END}", re.I)),
+    ("prefers", re.compile(rf"\bi\s+(?:really\s+)?prefer\s+{_VALUE}{_END}", re.I)),
+    ("morning_drink", re.compile(
+        r"\bi\s+(?:(?:usually|now|always|mostly|normally|often)\s+)?drink\s+"
+        r"(?P<value>[^,;.!?]+?)(?:\s+instead\s+of\s+[^,;.!?]+?)?\s+(?:in\s+the|every|each)"
+        r"\s+morning", re.I)),
 )  # fmt: skip
 _MY_X_IS = re.compile(
-    rf"\bmy\s+(?P<attr>[a-z][a-z ]{{1,30}}?)\s+(?:is|are)\s+{_VALUE}{_END}", re.IGNORECASE
+    rf"\bmy\s+(?:new\s+|current\s+)?(?P<attr>[a-z][a-z ]{{1,30}}?)\s+(?:is|are)\s+{_VALUE}{_END}",
+    re.IGNORECASE,
 )
 # "my X is Y" where X is a relation with a name ("my sister Asha is ...") is not a slot.
 _NOT_SLOTS = frozenset({"name"})
@@ -55,22 +65,27 @@ _MAX_SLOT_WORDS = 3
 
 def _matches(line: Line) -> Iterator[RawState]:
     text = line.text
-    for attribute, prohibited, pattern in _RULES:
+    rule = said_rule(text)  # split into what is forbidden and the alternative by verification
+    if rule:
+        yield RawState(
+            line=line.number, about="user", attribute="rule", value=rule, prohibited=True
+        )
+    slots = set()
+    for attribute, pattern in _RULES:
+        if rule and attribute == "prefers":
+            continue  # "never X, I prefer Y": Y is the rule's alternative
         for m in pattern.finditer(text):
             value = _trim(m["value"])
             if value:
-                yield RawState(
-                    line=line.number,
-                    about="user",
-                    attribute=attribute,
-                    value=value,
-                    prohibited=prohibited,
-                )
+                slots.add(attribute)
+                yield RawState(line=line.number, about="user", attribute=attribute, value=value)
     for m in _MY_X_IS.finditer(text):
         attribute, value = m["attr"].strip().lower(), _trim(m["value"])
         words = attribute.split()
         if len(words) > 1 and re.fullmatch(holder.RELATIONS, words[0]):
             continue  # "my sister Asha is ...": a person, not a slot of the user's
+        if normalise_attribute(attribute) in slots:
+            continue  # "my home is in Pune": said better by its own pattern
         if value and attribute not in _NOT_SLOTS and len(words) <= _MAX_SLOT_WORDS:
             yield RawState(line=line.number, about="user", attribute=attribute, value=value)
 

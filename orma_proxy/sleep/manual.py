@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Sequence
+from dataclasses import replace
 
 from orma_proxy.config import OrmaConfig
 from orma_proxy.errors import InputError
@@ -18,39 +20,48 @@ from orma_proxy.facts import (
     FORBID_MARK,
     FORGOTTEN,
     USER,
+    Slot,
+    alternative_attribute,
+    alternatives_of,
     clear_facts,
     close_state,
+    entity_id,
     hand_rules,
     hand_states,
     is_active,
 )
 from orma_proxy.sleep.apply import apply_state
-from orma_proxy.sleep.batch import Line
-from orma_proxy.sleep.names import forbidden_attribute
+from orma_proxy.sleep.batch import OWN_WORDS, Batch, Line
+from orma_proxy.sleep.heuristic import extract_by_rules
+from orma_proxy.sleep.names import (
+    forbidden_attribute,
+    normalise_attribute,
+    normalise_value,
+    value_key,
+)
 from orma_proxy.sleep.verify import VerifiedState
 from orma_proxy.store import Connection, clear_consolidation, first_sentence_id, sentence_row
+from orma_proxy.text import read_rule
 
 __all__ = [
     "FORBID_MARK",
     "FORGOTTEN",
+    "correct_lines",
     "forget_state",
     "register_rule",
     "reset_keeping_rules",
     "rule_value",
 ]
 
-# "[FORBIDDEN: never use X]" says no twice; the marker alone carries the negation.
-_NEGATION = re.compile(
-    r"^(?:please\s+)?(?:never\s+ever|never|don'?t\s+ever|don'?t|do\s+not|avoid|no)\b[\s,:-]*",
-    re.IGNORECASE,
-)
-
 
 def rule_value(rule: str) -> str:
-    """What is forbidden: ``"Never chain commands with ';'."`` -> ``"chain commands with ';'"``."""
-    text = " ".join(rule.split()).rstrip(" .!")
-    rest = _NEGATION.sub("", text, count=1)
-    return rest if rest else text
+    """What is forbidden: ``"Never chain commands with ';'."`` -> ``"chain commands with ';'"``.
+
+    "[FORBIDDEN: never use X]" would say no twice, "[FORBIDDEN: forbidden: X]" label
+    it twice; the marker alone carries the negation, and what to do instead
+    ("..., use Y instead") is no part of it (``text/prohibitions.py``).
+    """
+    return read_rule(rule).forbidden
 
 
 def register_rule(
@@ -58,18 +69,20 @@ def register_rule(
 ) -> int:
     """Write ``rule`` as the user's ``forbidden_<name>`` state, citing the episode's first line.
 
-    Runs as one writer job; returns the state's id (an existing one if the same
-    rule is already active).
+    What it says to do instead ("Do not use requests; use httpx.") is written
+    beside it as its ``instead_of_<name>`` state, never forbidden with it. Runs as
+    one writer job; returns the rule's id (an existing one if the same rule is
+    already active).
     """
     first = first_sentence_id(conn, space, episode_id)
     if first is None:
         raise InputError(f"episode #{episode_id} of space {space!r} has no sentence to cite")
     line = _line(conn, first)
-    value = rule_value(rule)
+    said = read_rule(rule)
     state = VerifiedState(
         entity=USER,
-        attribute=forbidden_attribute("rule", value),
-        value=value,
+        attribute=forbidden_attribute("rule", said.forbidden),
+        value=said.forbidden,
         condition="",
         prohibited=True,
         ended=False,
@@ -77,7 +90,62 @@ def register_rule(
         valid_from=line.said_at,
         line=line,
     )
-    return apply_state(conn, space, state, config)
+    rule_id = apply_state(conn, space, state, config)
+    if said.instead:
+        instead = replace(
+            state,
+            attribute=alternative_attribute(state.attribute),
+            value=said.instead,
+            prohibited=False,
+        )
+        apply_state(conn, space, instead, config)
+    return rule_id
+
+
+def correct_lines(
+    conn: Connection,
+    space: str,
+    sentence_ids: Sequence[int],
+    old: str,
+    new: str,
+    cites: int,
+    config: OrmaConfig,
+) -> dict[Slot, int]:
+    """The facts the user's lines state once ``old`` reads ``new``, citing line ``cites``.
+
+    ``supersede("Bangalore", "Mysore")`` of "I moved from Pune to Bangalore." with
+    no state drawn from it yet: the line corrected ("... to Mysore.") is read by
+    sleep's rules, so the correction keeps its subject (``home_city: Mysore``)
+    instead of standing as a bare "Mysore". Only the user's own lines (user turns
+    and notes without a named speaker) and values holding ``new``. Returns each
+    state written by its slot.
+    """
+    quoted = re.compile(rf"(?<!\w){re.escape(old)}(?!\w)", re.IGNORECASE)
+    read: list[tuple[str, str]] = []
+    for sentence_id in sentence_ids:
+        row = sentence_row(conn, sentence_id)
+        if row is None or row.role not in OWN_WORDS or row.speaker:
+            continue
+        text = quoted.sub(lambda _: new, row.text)
+        if text == row.text:
+            continue
+        line = Line(1, row.sentence_id, row.episode_id, row.role, text, row.said_at)
+        found = extract_by_rules(Batch(space, 0, (row.episode_id,), (line,), ()))
+        read += [(s.attribute, s.value) for s in found.states if not s.prohibited]
+        read += [("name", found.user_name)] if found.user_name else []
+    line = _line(conn, cites)
+    written: dict[Slot, int] = {}
+    for attribute, value in dict.fromkeys(read):
+        if value_key(new) not in value_key(value):
+            continue  # another fact of the line, not what was corrected
+        state = VerifiedState(
+            USER, normalise_attribute(attribute), normalise_value(value), "", False, False,
+            None, line.said_at, line,
+        )  # fmt: skip
+        state_id = apply_state(conn, space, state, config)
+        holder = entity_id(conn, space, USER, "person", line.said_at)
+        written[Slot(space, holder, state.attribute, "")] = state_id
+    return written
 
 
 def _line(conn: Connection, sentence_id: int) -> Line:
@@ -95,7 +163,10 @@ def forget_state(conn: Connection, space: str, state_id: int) -> None:
         raise InputError(f"no state #{state_id} in space {space!r}")
     if not active:
         raise InputError(f"state #{state_id} is already closed (it stays in the history)")
-    close_state(conn, state_id, None, time.time(), FORGOTTEN)
+    now = time.time()
+    close_state(conn, state_id, None, now, FORGOTTEN)
+    for alternative in alternatives_of(conn, state_id):  # nothing to do instead of no rule
+        close_state(conn, alternative, None, now, FORGOTTEN)
 
 
 def reset_keeping_rules(conn: Connection, space: str, config: OrmaConfig) -> None:

@@ -39,7 +39,10 @@ ALIASES = {
     "work_at": "employer", "works_for": "employer", "employer_name": "employer",
     "allergic_to": "allergy", "allergies": "allergy", "first_name": "name",
     "full_name": "name", "username": "name", "preference": "prefers", "preferences": "prefers",
-    "prefer": "prefers", "likes_to": "likes", "like": "likes",
+    "prefer": "prefers", "likes_to": "likes", "like": "likes", "number": "phone_number",
+    "phone": "phone_number", "mobile": "phone_number", "mobile_number": "phone_number",
+    "cell_number": "phone_number", "contact_number": "phone_number",
+    "telephone_number": "phone_number",
 }  # fmt: skip
 
 

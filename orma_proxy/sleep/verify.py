@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, time, tzinfo
 
 from orma_proxy.config import OrmaConfig
-from orma_proxy.facts import USER
+from orma_proxy.facts import USER, alternative_attribute
 from orma_proxy.sleep import clock, holder
 from orma_proxy.sleep.batch import Batch, Line
 from orma_proxy.sleep.extract import Extraction, RawEvent, RawState
@@ -28,6 +28,7 @@ from orma_proxy.sleep.names import (
     value_key,
 )
 from orma_proxy.sleep.report import RejectedKind, Rejection
+from orma_proxy.text import read_rule
 from orma_proxy.text.stopwords import STOPWORDS
 
 _WORD = re.compile(r"[\w']+")
@@ -222,33 +223,30 @@ class Verifier:
             )
             self._add_event(value, since, (who.name,), line, result)
             return
-        attribute = (
-            forbidden_attribute(state.attribute, value)
-            if state.prohibited
-            else normalise_attribute(state.attribute)
-        )
+        instead = ""
+        if state.prohibited:
+            # "Don't use X, use Y instead": X is forbidden, Y is what to do (``read_rule``).
+            rule = read_rule(value)
+            value, instead = rule.forbidden, "" if state.ended else rule.instead
+            attribute = forbidden_attribute(state.attribute, value)
+        else:
+            attribute = normalise_attribute(state.attribute)
         if not attribute:
             result.rejections.append(_reject(state, line, "attribute has no usable name"))
             return
         valid_from = line.said_at
         if since is not None:
             valid_from = min(line.said_at, _start_of(since, self._tz))
-        key = (who.name, attribute, condition.lower(), value_key(value))
-        if any(_state_key(s) == key for s in result.states):
-            return
-        result.states.append(
-            VerifiedState(
-                who.name,
-                attribute,
-                value,
-                condition,
-                state.prohibited,
-                state.ended,
-                since,
-                valid_from,
-                line,
+        found = VerifiedState(
+            who.name, attribute, value, condition, state.prohibited, state.ended, since,
+            valid_from, line,
+        )  # fmt: skip
+        _add_state(result, found)
+        if instead:
+            alternative = alternative_attribute(attribute)
+            _add_state(
+                result, replace(found, attribute=alternative, value=instead, prohibited=False)
             )
-        )
 
     def _check_event(self, event: RawEvent, user_name: str | None, result: Verified) -> None:
         line = self._cited(event, "event", result)
@@ -321,6 +319,12 @@ _GROUNDED = 2.0  # marks a value whose words are in the line: no similarity need
 
 def _state_key(state: VerifiedState) -> tuple[str, str, str, str]:
     return (state.entity, state.attribute, state.condition.lower(), value_key(state.value))
+
+
+def _add_state(result: Verified, state: VerifiedState) -> None:
+    """Keep ``state`` unless the batch already has it."""
+    if all(_state_key(s) != _state_key(state) for s in result.states):
+        result.states.append(state)
 
 
 def _reject(state: RawState, line: Line, reason: str) -> Rejection:

@@ -3,8 +3,8 @@
 Also the word lists every package must agree on: names (``names_in``), words
 that carry no meaning (``STOPWORDS``), CJK character pairs (``cjk_grams``), the
 plain-English kinds of fact (``groups_of``), identifiers in any spelling
-(``find_identifiers``) and the date terms of a line or a query (``date_terms``,
-``query_dates``).
+(``find_identifiers``), the date terms of a line or a query (``date_terms``,
+``query_dates``) and how a rule is said (``read_rule``).
 """
 
 from orma_proxy.text.attributes import (
@@ -28,6 +28,7 @@ from orma_proxy.text.files import TEXT_SUFFIXES, FilePiece, check_text_file, rea
 from orma_proxy.text.grams import SQL_FUNCTION, cjk_grams, has_cjk, query_grams
 from orma_proxy.text.identifiers import Identifier, find_identifiers, same
 from orma_proxy.text.names import NOT_NAMES, clean_name, names_in
+from orma_proxy.text.prohibitions import Prohibition, read_rule, said_rule
 from orma_proxy.text.segment import Segment, split_sentences
 from orma_proxy.text.speaker import leading_speaker, split_said
 from orma_proxy.text.stopwords import STOPWORDS
@@ -41,6 +42,7 @@ __all__ = [
     "TEXT_SUFFIXES",
     "FilePiece",
     "Identifier",
+    "Prohibition",
     "QueryDates",
     "Segment",
     "check_text_file",
@@ -59,6 +61,8 @@ __all__ = [
     "query_dates",
     "query_grams",
     "read_pieces",
+    "read_rule",
+    "said_rule",
     "same",
     "split_said",
     "split_sentences",

@@ -31,6 +31,7 @@ from orma_proxy.facts import (
     entity_links,
     entity_names,
     graph_version,
+    is_alternative,
     is_rule,
     item_times,
     list_events,
@@ -58,6 +59,8 @@ def state_kind(state: State) -> NodeKind:
 
 
 def state_label(state: State) -> str:
+    if is_alternative(state):
+        return f"PREFER: {state.value}"
     return f"FORBIDDEN: {state.value}" if is_rule(state) else state.text
 
 

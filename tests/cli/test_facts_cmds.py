@@ -45,12 +45,12 @@ def _slept(orma: Orma, db: Path, upstream: str) -> None:
 
 
 def test_forbid_is_a_state_at_once_and_recall_puts_it_first(orma: Orma, db: Path) -> None:
-    _ok(orma, "add", *NOTES, "--db", db)
+    _ok(orma, "add", *NOTES, "--db", db)  # states #1 and #2, drawn as the notes were stored
     assert _ok(orma, "forbid", RULE, "--db", db) == (
-        "State #1: [FORBIDDEN: chain PowerShell commands with semicolons]\n"
+        "State #3: [FORBIDDEN: chain PowerShell commands with semicolons]\n"
     )
     again = json.loads(_ok(orma, "forbid", RULE.upper(), "--db", db, "--json"))
-    assert (again["id"], again["prohibited"], again["rehearsals"]) == (1, True, 2)
+    assert (again["id"], again["prohibited"], again["rehearsals"]) == (3, True, 2)
     assert again["attribute"] == "forbidden_chain_powershell_commands"
 
     block = _ok(orma, "recall", "Who is my dentist?", "--db", db)
@@ -58,7 +58,7 @@ def test_forbid_is_a_state_at_once_and_recall_puts_it_first(orma: Orma, db: Path
     assert lines[0].startswith("## Memory (today ")
     assert lines[1].endswith("Never suggest, mention or do anything marked [FORBIDDEN].")
     assert lines[3] == "[FORBIDDEN: chain PowerShell commands with semicolons]"
-    assert any("My dentist is Dr. Rao in Kothrud." in line for line in lines[4:])
+    assert "[user.dentist: Dr. Rao in Kothrud]" in lines[4:]
     assert not any(RULE in line for line in lines)  # its own line would only repeat it
 
     found = json.loads(_ok(orma, "recall", "dentist", "--db", db, "--json"))
@@ -156,7 +156,8 @@ def test_facts_of_an_empty_space_and_a_missing_database(orma: Orma, db: Path) ->
 def test_sleep_reports_json_and_redo(orma: Orma, db: Path, upstream: str) -> None:
     _ok(orma, "add", *NOTES, "--db", db)
     report = json.loads(_ok(orma, "sleep", "--db", db, "-u", upstream, "--json"))
-    assert (report["batches"], report["episodes"], report["states_added"]) == (1, 2, 2)
+    # Both states were drawn as the notes were stored: sleep reads them again, adds none.
+    assert (report["batches"], report["episodes"], report["states_added"]) == (1, 2, 0)
     assert report["extractors"] == ["rules"]
     assert report["pending_episodes"] == 0
     assert any("LLM not used" in line for line in report["skipped"])

@@ -70,7 +70,8 @@ def test_orma_viz_serves_the_page_without_an_llm_and_never_consolidates(
         labels = {node["label"]: node["kind"] for node in graph["nodes"]}
         assert labels["FORBIDDEN: chain PowerShell commands with semicolons"] == "rule"
         preview = httpx.post(f"{api}/recall", json={"query": "Where do I live?", "space": "alice"})
-        assert preview.status_code == 200 and "I live in Pune." in preview.json()["block"]
+        # The fact was drawn as the note was stored; the episodes still wait for sleep.
+        assert preview.status_code == 200 and "[user.home city: Pune]" in preview.json()["block"]
         time.sleep(1.0)
         feed = httpx.get(f"{api}/pending", params={"space": "alice"}).json()
         assert feed["sleep_running"] is False

@@ -159,6 +159,7 @@ async def test_a_backup_taken_while_writing_is_whole_and_opens(
 async def test_rebuild_moves_recall_histories_to_the_new_sentences(
     amem: AsyncMemory,
 ) -> None:
+    amem.config.enable_facts_on_record = False  # the lines are recalled, not facts drawn
     await amem.add("I live in Pune and I work at the big blue office on the hill near the river.")
     await amem.add("My dentist is Dr. Rao in Kothrud.")
     await amem.flush()

@@ -51,11 +51,21 @@ async def test_two_corrections_in_a_row_leave_only_the_last_value(amem: AsyncMem
     assert not any("Pune" in t or "Bangalore" in t for t in texts), texts
 
 
-async def test_a_line_corrected_before_sleep_never_becomes_a_state(amem: AsyncMemory) -> None:
-    await amem.add(PUNE)
+async def test_a_line_corrected_before_sleep_never_comes_back_as_current(
+    amem: AsyncMemory,
+) -> None:
+    await amem.add(PUNE)  # home_city Pune is drawn as the note is stored
     await amem.supersede("I live in Pune", "I live in Bangalore.")
     await amem.sleep()
-    assert _home(await amem.facts(include_history=True)) == [("Bangalore", True, None)]
+    assert _home(await amem.facts(include_history=True)) == [
+        ("Pune", False, "corrected"),
+        ("Bangalore", True, None),
+    ]
+    amem.config.enable_facts_on_record = False
+    await amem.add("I live in Kochi.", space="other")
+    await amem.supersede("I live in Kochi", "I live in Goa.", space="other")
+    await amem.sleep("other")
+    assert _home(await amem.facts("other", include_history=True)) == [("Goa", True, None)]
 
 
 async def test_a_dry_run_names_exactly_what_changes_and_changes_nothing(amem: AsyncMemory) -> None:

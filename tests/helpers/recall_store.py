@@ -1,8 +1,9 @@
 """A hand-built store for recall tests: episodes through ``add``, states and events by SQL.
 
-Sleep is left out on purpose: each test states exactly which facts exist,
-which replaced which and what links to what, so a ranking or packing test
-fails only for a ranking or packing reason. The SQL goes through a writer of
+Sleep is left out on purpose, and so is what is drawn from a line as it is
+recorded (``enable_facts_on_record``): each test states exactly which facts
+exist, which replaced which and what links to what, so a ranking or packing
+test fails only for a ranking or packing reason. The SQL goes through a writer of
 its own on the memory's file (one per call), as another process would write.
 """
 
@@ -30,6 +31,7 @@ class Store:
     def __init__(self, mem: AsyncMemory, space: str = "default") -> None:
         self.mem = mem
         self.space = space
+        mem.config.enable_facts_on_record = False
 
     async def say(self, text: str, when: str, role: str = "user") -> int:
         """Store one episode; returns the id of its first sentence."""

@@ -22,7 +22,7 @@ def test_the_block_joins_the_first_system_message(mem: Memory) -> None:
     assert messages[0]["content"] == "You are terse."  # the caller's list is left alone
     assert merged[1:] == messages[1:]
     assert merged[0]["content"].startswith("You are terse.\n\n## Memory (today 2026-11-01)\n")
-    assert "[LOG: 2026-10-12 user: My dentist is Dr. Rao in Kothrud.]" in merged[0]["content"]
+    assert "[user.dentist: Dr. Rao in Kothrud]" in merged[0]["content"]  # drawn as it was said
     assert merged[0]["content"].endswith(mem.recall("Who is my dentist?", at=TODAY).text)
 
 

@@ -27,4 +27,4 @@ def test_web_ui_through_the_proxy_chats_with_memory(
     chats = [r for r in proxy.upstream.recorded.requests if r["path"] == "/v1/chat/completions"]
     assert len(chats) == 1
     system = chats[0]["json"]["messages"][0]
-    assert system["role"] == "system" and "My favourite colour is teal." in system["content"]
+    assert system["role"] == "system" and "[user.favourite colour: teal]" in system["content"]

@@ -29,17 +29,17 @@ def last_upstream_body(proxy: Proxy) -> dict[str, Any]:
 
 
 def test_block_goes_into_a_new_first_system_message(proxy: Proxy, embedder: OnnxEmbedder) -> None:
-    seed(proxy, embedder, "My favourite colour is teal.")
+    seed(proxy, embedder, "The spare key is under the blue flowerpot.")
     response = httpx.post(
         f"{proxy.url}/v1/chat/completions",
-        json={"model": "m", "messages": [{"role": "user", "content": "My favourite colour?"}]},
+        json={"model": "m", "messages": [{"role": "user", "content": "Where is the spare key?"}]},
     )
     assert response.status_code == 200
     sent = last_upstream_body(proxy)["messages"]
     assert [m["role"] for m in sent] == ["system", "user"]
     assert sent[0]["content"].startswith("## Memory (today ")
-    assert "[LOG: " in sent[0]["content"] and "My favourite colour is teal." in sent[0]["content"]
-    assert sent[1] == {"role": "user", "content": "My favourite colour?"}
+    assert "[LOG: " in sent[0]["content"] and "under the blue flowerpot." in sent[0]["content"]
+    assert sent[1] == {"role": "user", "content": "Where is the spare key?"}
     assert response.headers["x-orma-space"] == "default"
     assert int(response.headers["x-orma-memory-tokens"]) > 0
     assert float(response.headers["x-orma-recall-ms"]) >= 0

@@ -46,14 +46,18 @@ def test_a_recorded_turn_is_consolidated_in_the_background(
         async with AsyncMemory(config=sleepy.config, embedder=embedder) as mem:
             return [f.text for f in await mem.facts()]
 
+    def paths() -> list[tuple[str, bool]]:
+        return [(r["path"], bool((r["json"] or {}).get("response_format"))) for r in
+                sleepy.upstream.recorded.requests]  # fmt: skip
+
+    # The fact is drawn as the turn is recorded; sleep reads the turn again later.
     deadline = time.monotonic() + 30
-    while not (found := asyncio.run(facts())) and time.monotonic() < deadline:
+    while ("/v1/chat/completions", True) not in paths() and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert found == ["user · home city: Pune"]
-    paths = [(r["path"], bool((r["json"] or {}).get("response_format"))) for r in
-             sleepy.upstream.recorded.requests]  # fmt: skip
-    chat_index = paths.index(("/v1/chat/completions", False))
-    assert ("/v1/chat/completions", True) in paths[chat_index + 1 :]
+    chat_index = paths().index(("/v1/chat/completions", False))
+    assert ("/v1/chat/completions", True) in paths()[chat_index + 1 :]
+    time.sleep(0.5)  # the batch lands in its own transaction after the answer
+    assert asyncio.run(facts()) == ["user · home city: Pune"]  # confirmed, not drawn twice
 
 
 def test_every_request_frees_the_gate_however_it_ends(proxy: Proxy) -> None:

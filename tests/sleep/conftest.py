@@ -15,6 +15,12 @@ ZONE = "Asia/Kolkata"
 
 
 @pytest.fixture
+def config(config: OrmaConfig) -> OrmaConfig:
+    """Sleep on its own: nothing drawn as lines are recorded (``test_on_record.py`` does both)."""
+    return config.model_copy(update={"enable_facts_on_record": False})
+
+
+@pytest.fixture
 def sleep_config(config: OrmaConfig) -> OrmaConfig:
     return config.model_copy(update={"upstream": BASE, "timezone": ZONE, "sleep_max_attempts": 2})
 

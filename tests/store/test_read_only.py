@@ -39,8 +39,8 @@ def folder(tmp_path: Path) -> Iterator[Path]:
     """A folder with a closed database of two notes and a rule; modes restored afterwards."""
     where = tmp_path / "a folder #1?"  # characters a file: URI must escape
     where.mkdir()
-    with Memory(config=OrmaConfig(home=where, db_path=where / "memory.db"),
-                embedder=HashingEmbedder()) as mem:  # fmt: skip
+    config = OrmaConfig(home=where, db_path=where / "memory.db", enable_facts_on_record=False)
+    with Memory(config=config, embedder=HashingEmbedder()) as mem:  # the notes stay lines
         for note in NOTES:
             mem.add(note)
         mem.forbid(RULE)
