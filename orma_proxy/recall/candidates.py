@@ -48,11 +48,17 @@ from orma_proxy.facts import (
     successors,
 )
 from orma_proxy.recall.access import ItemKey
+from orma_proxy.recall.chatter import Said, needs_statements, screen, words_of
+from orma_proxy.recall.core import pending_core
+from orma_proxy.recall.floor import QueryFloor
 from orma_proxy.recall.search import EmbedQuery, Passage, hybrid_search
 from orma_proxy.recall.states import query_terms
 from orma_proxy.recall.temporal import SECONDS_PER_DAY, History
-from orma_proxy.store import Connection, execute_fn, fetch_sentences
+from orma_proxy.store import Connection, execute_fn, fetch_sentences, keyword_passages
 from orma_proxy.store.vector_index import VectorIndex
+
+CHAT_ROLES = ("user", "assistant")  # whose chatter and questions the screen leaves out
+ECHO_LOOKUP = 8  # lines sharing an assistant sentence's words it is compared with
 
 
 @dataclass
@@ -82,6 +88,7 @@ class Pool:
     rules: list[State]
     citing: dict[int, set[ItemKey]] = field(default_factory=dict)
     closed: dict[int, Successor] = field(default_factory=dict)
+    core: frozenset[ItemKey] = frozenset()  # the user's core lines sleep has not read yet
 
     def outdated(self, sentence_id: int) -> list[str]:
         """What replaced the facts a sentence stated: ``["Bangalore"]``, ``[""]`` if ended."""
@@ -131,6 +138,7 @@ async def gather(
     now: float,
     *,
     vectors: VectorIndex | None = None,
+    floor: QueryFloor | None = None,
 ) -> Pool:
     """Every candidate for ``query`` with its RRF relevance (see the module docstring)."""
     semantic = config.enable_semantic  # off: passages only; rules set by hand bind all the same
@@ -141,10 +149,19 @@ async def gather(
     early_sources = _early_sources(terms, config, recent, user=semantic)
     passages, early = await asyncio.gather(
         hybrid_search(
-            conn, embed_query, query, space, k=config.search_k, config=config, vectors=vectors
+            conn,
+            embed_query,
+            query,
+            space,
+            k=config.search_k,
+            config=config,
+            vectors=vectors,
+            floor=floor,
         ),
         execute_fn(conn, lambda c: gather_states(c, space, early_sources)),
     )
+    if config.recall_screen:
+        passages = await execute_fn(conn, lambda c: shown(c, space, passages, query))
     items: dict[ItemKey, Candidate] = {}
     for p in passages[: config.recall_passages]:  # all of them still lend states their score
         items[("passage", p.sentence_id)] = _passage_candidate(p, p.score)
@@ -198,7 +215,13 @@ def _with_states(
             # Old news about a slot the query found: what holds the slot now answers it.
             head.relevance = max(head.relevance, found.get(successor.sentence_id, 0.0))
     _history_as_passages(conn, space, history, items)
-    return Pool(items, rules, citing, closed)
+    core: set[ItemKey] = set()
+    if config.recall_relevant_states:
+        for passage in pending_core(conn, space, config.recall_core_facts):
+            key: ItemKey = ("passage", passage.sentence_id)
+            items.setdefault(key, _passage_candidate(passage, 0.0))
+            core.add(key)
+    return Pool(items, rules, citing, closed, frozenset(core))
 
 
 def _history_as_passages(
@@ -228,6 +251,24 @@ def _history_as_passages(
             role=row.role,
         )
         items[key] = _passage_candidate(passage, cand.relevance)
+
+
+def shown(conn: Connection, space: str, passages: list[Passage], query: str) -> list[Passage]:
+    """The passages the block may show (``chatter.screen``: no chatter, echo, stray question).
+
+    An assistant sentence is compared with the lines of the space sharing its
+    words (the ``ECHO_LOOKUP`` best by BM25), whether or not the query found them.
+    """
+    said = [Said(p.text, p.role, p.episode_id) for p in passages]
+    statements = [
+        Said(row.text, row.role, row.episode_id)
+        for s in said
+        if needs_statements(s)
+        for row in keyword_passages(conn, " ".join(sorted(words_of(s.text))), space, ECHO_LOOKUP)
+        if row.role != "assistant" and row.episode_id < s.episode_id
+    ]
+    keep = screen(said, query, chat_roles=CHAT_ROLES, statements=statements)
+    return [p for p, kept in zip(passages, keep, strict=True) if kept]
 
 
 def _passage_candidate(passage: Passage, relevance: float) -> Candidate:

@@ -21,6 +21,7 @@ import aiosqlite
 
 from orma_proxy.config import OrmaConfig
 from orma_proxy.embed.base import Vectors
+from orma_proxy.recall.floor import QueryFloor
 from orma_proxy.recall.turns import (
     asks_when,
     named_in,
@@ -126,9 +127,19 @@ async def _with_replies(
     turns: list[tuple[int, float]],
     rows: dict[int, SentenceRow],
     share: float,
+    *,
+    users: bool = True,
 ) -> list[tuple[int, float]]:
-    """``turns`` with the replies to the questions among them (``turns.with_replies``)."""
-    asked = {rows[s].episode_id: s for s, _ in turns if rows[s].text.rstrip().endswith("?")}
+    """``turns`` with the replies to the questions among them (``turns.with_replies``).
+
+    Without ``users`` a chat user's question lends nothing to the reply: the
+    assistant's answer is what the assistant said, shown only when it matches itself.
+    """
+    asked = {
+        rows[s].episode_id: s
+        for s, _ in turns
+        if rows[s].text.rstrip().endswith("?") and (users or rows[s].role != "user")
+    }
     if not asked:
         return turns
     following = await execute_fn(conn, lambda c: next_turns(c, space, list(asked)))
@@ -153,12 +164,14 @@ async def hybrid_search(
     k: int,
     config: OrmaConfig,
     vectors: VectorIndex | None = None,
+    floor: QueryFloor | None = None,
 ) -> list[Passage]:
     """The ``k`` best passages of ``space`` for ``query``.
 
     With ``vectors``, the k-NN runs in memory once that index holds the
     space (it catches up on the reader while the query is being embedded);
     ``conn`` must have its ``orma_nearest`` function (``VectorIndex.register``).
+    With ``floor`` (``recall/floor.py``), no vector hit under the query's floor counts.
     """
     query = query[: config.max_query_chars]
     named = await _speakers_named(conn, space, query)
@@ -175,6 +188,7 @@ async def hybrid_search(
     weights = [1.0] * len(rankings)
     if config.enable_semantic:
         vector = await vector_task
+        least = await floor(vector) if floor is not None else -1.0
         in_memory = vectors is not None and vectors.use(space)
         nearest = await execute_fn(
             conn,
@@ -186,6 +200,7 @@ async def hybrid_search(
                 oversample=config.vector_oversample,
                 use_floor=config.enable_similarity_weighting,
                 in_memory=in_memory,
+                min_score=least,
             ),
         )
         rankings.append(_ranked(nearest, rows))
@@ -206,7 +221,9 @@ async def hybrid_search(
         time_boost=config.time_boost,
     )
     if config.reply_share > 0:
-        turns = await _with_replies(conn, space, turns[:k], rows, config.reply_share)
+        turns = await _with_replies(
+            conn, space, turns[:k], rows, config.reply_share, users=not config.recall_screen
+        )
     return [
         Passage(
             text=rows[sid].text,

@@ -9,6 +9,7 @@ one transaction. ``SleepScheduler`` runs it in the background of a server,
 from orma_proxy.sleep.batch import pending, watermark
 from orma_proxy.sleep.consolidate import Sleeper
 from orma_proxy.sleep.gate import UpstreamGate
+from orma_proxy.sleep.heuristic import rule_attributes
 from orma_proxy.sleep.manual import forget_state, register_rule
 from orma_proxy.sleep.report import Rejection, SleepReport
 from orma_proxy.sleep.scheduler import SleepScheduler
@@ -22,5 +23,6 @@ __all__ = [
     "forget_state",
     "pending",
     "register_rule",
+    "rule_attributes",
     "watermark",
 ]

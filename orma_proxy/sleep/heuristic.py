@@ -39,6 +39,19 @@ _RULES: tuple[tuple[str, bool, re.Pattern[str]], ...] = (
     ("employer", False, re.compile(rf"\b(?i:i\s+(?:now\s+)?work\s+(?:at|for))\s+{_PLACE}")),
     ("employer", False, re.compile(
         rf"\b(?i:i\s+(?:now\s+)?work\s+as\s+[^,;.!?]+?\s+(?:at|for))\s+{_PLACE}")),
+    # "We just relocated from X to Y", "I switched jobs and now work as ...", "I'm (now) a
+    # nurse at X": the same facts said the other common ways.
+    ("home_city", False, re.compile(
+        rf"\b(?i:we(?:'ve| have)?\s+(?:just\s+)?(?:moved|relocated|shifted)"
+        rf"(?:\s+from\s+[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)?\s+to)\s+{_PLACE}")),
+    ("job_title", False, re.compile(rf"\b(?i:and\s+(?:now\s+)?work\s+as)\s+{_ARTICLE}{_VALUE}"
+                                    rf"(?=\s+(?:at|for|in)\b|{_END})", re.I)),
+    ("employer", False, re.compile(
+        rf"\b(?i:and\s+(?:now\s+)?work\s+as\s+[^,;.!?]+?\s+(?:at|for))\s+{_PLACE}")),
+    ("job_title", False, re.compile(
+        r"\b(?i:i(?:'m| am)\s+(?:now\s+)?an?)\s+(?P<value>[a-z][a-z -]*?)\s+(?:at|for)\s+[A-Z]")),
+    ("employer", False, re.compile(
+        rf"\b(?i:i(?:'m| am)\s+(?:now\s+)?an?\s+[a-z][a-z -]*?\s+(?:at|for))\s+{_PLACE}")),
     ("allergy", False, re.compile(rf"\bi(?:'m| am)\s+allergic\s+to\s+{_VALUE}{_END}", re.I)),
     ("prefers", False, re.compile(rf"\bi\s+(?:really\s+)?prefer\s+{_VALUE}{_END}", re.I)),
     ("rule", True, re.compile(
@@ -95,3 +108,12 @@ def extract_by_rules(batch: Batch) -> Extraction:
         result.user_name = names[-1].value
         result.states = [s for s in result.states if s.attribute != "name"]
     return result
+
+
+def rule_attributes(text: str) -> list[str]:
+    """The attributes the rules find stated in ``text`` ("I live in Pune." -> home_city).
+
+    What recall previews before sleep has run: which of the user's lines state a
+    core fact (``recall/core.py``).
+    """
+    return [raw.attribute for raw in _matches(Line(0, 0, 0, "user", text, 0.0))]
