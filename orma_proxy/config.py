@@ -239,7 +239,7 @@ class OrmaConfig(BaseModel):
         "noise_floor_min_sentences, every vector hit counts).",
     )
     noise_floor_background_margin: float = Field(
-        1.0,
+        0.5,
         ge=0,
         description="...plus this many times that quantile's distance above the median of "
         "those similarities (a margin in the embedding model's own units).",

@@ -314,17 +314,17 @@ class AsyncMemory(Forgetting, Portability):
         return list(messages) if block.empty else inject_block(messages, block.text)
 
     @cached_property
-    def _background_floor(self) -> BackgroundFloor | None:
-        quantile = self.config.noise_floor_background_quantile
-        if quantile is None or not self.config.enable_similarity_weighting:
-            return None
-        margin = self.config.noise_floor_background_margin
-        return BackgroundFloor(self._embed_batch, quantile, margin, lambda: self.embedder.model_id)
+    def _background(self) -> BackgroundFloor:
+        return BackgroundFloor(self._embed_batch, lambda: self.embedder.model_id)
 
     @property
     def _query_floor(self) -> QueryFloor | None:
         """The query's own noise floor for vector hits (``recall/floor.py``), if it is on."""
-        return self._background_floor
+        quantile = self.config.noise_floor_background_quantile
+        if quantile is None or not self.config.enable_similarity_weighting:
+            return None
+        margin = self.config.noise_floor_background_margin
+        return lambda vector: self._background(vector, quantile, margin)
 
     @cached_property
     def _count_tokens(self) -> TokenCounter:

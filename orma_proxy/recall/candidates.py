@@ -161,7 +161,8 @@ async def gather(
         execute_fn(conn, lambda c: gather_states(c, space, early_sources)),
     )
     if config.recall_screen:
-        passages = await execute_fn(conn, lambda c: shown(c, space, passages, query))
+        limit = config.recall_passages
+        passages = await execute_fn(conn, lambda c: shown(c, space, passages, query, limit))
     items: dict[ItemKey, Candidate] = {}
     for p in passages[: config.recall_passages]:  # all of them still lend states their score
         items[("passage", p.sentence_id)] = _passage_candidate(p, p.score)
@@ -253,22 +254,34 @@ def _history_as_passages(
         items[key] = _passage_candidate(passage, cand.relevance)
 
 
-def shown(conn: Connection, space: str, passages: list[Passage], query: str) -> list[Passage]:
+def shown(
+    conn: Connection, space: str, passages: list[Passage], query: str, limit: int
+) -> list[Passage]:
     """The passages the block may show (``chatter.screen``: no chatter, echo, stray question).
 
     An assistant sentence is compared with the lines of the space sharing its
-    words (the ``ECHO_LOOKUP`` best by BM25), whether or not the query found them.
+    words (the ``ECHO_LOOKUP`` best by BM25), whether or not the query found them;
+    only until ``limit`` passages are kept: an assistant sentence past them would
+    never be shown, and backs no state, so it is left out unread.
     """
     said = [Said(p.text, p.role, p.episode_id) for p in passages]
-    statements = [
-        Said(row.text, row.role, row.episode_id)
-        for s in said
-        if needs_statements(s)
-        for row in keyword_passages(conn, " ".join(sorted(words_of(s.text))), space, ECHO_LOOKUP)
-        if row.role != "assistant" and row.episode_id < s.episode_id
-    ]
-    keep = screen(said, query, chat_roles=CHAT_ROLES, statements=statements)
-    return [p for p, kept in zip(passages, keep, strict=True) if kept]
+    keep = screen(said, query, chat_roles=CHAT_ROLES)  # without the lookups: echoes kept
+    kept: list[Passage] = []
+    for passage, s, first in zip(passages, said, keep, strict=True):
+        if first and needs_statements(s):
+            if len(kept) >= limit:
+                continue
+            words = " ".join(sorted(words_of(s.text)))
+            lines = [
+                Said(row.text, row.role, row.episode_id)
+                for row in keyword_passages(conn, words, space, ECHO_LOOKUP)
+                if row.role != "assistant"
+            ]
+            if not screen([s], query, chat_roles=CHAT_ROLES, statements=lines)[0]:
+                continue
+        if first:
+            kept.append(passage)
+    return kept
 
 
 def _passage_candidate(passage: Passage, relevance: float) -> Candidate:

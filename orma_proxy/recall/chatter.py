@@ -50,22 +50,27 @@ _WORD = re.compile(r"[\w'’]+")
 # Greetings, thanks, acknowledgements, courtesy and the assistant's filler: words that
 # say nothing about anyone. A sentence made of them and stop words alone is chatter.
 FILLER = frozenset(
-    """hi hello hey hiya howdy morning afternoon evening night good bye goodbye byebye
-    thanks thank thx cheers ok okay k alright right sure yes yeah yep yup no nope nah
-    got noted understood understand gotcha cool great nice fine fantastic awesome perfect
+    """hi hello hey hiya howdy morning afternoon evening night good bye goodbye byebye thanks
+    thank thx cheers ok okay k alright right sure yes yeah yep yup no nope nah got noted
+    understood understand gotcha cool great nice fine fantastic awesome perfect
     wonderful lovely excellent sounds sound glad happy pleased welcome anytime pleasure
-    help helping helped can could would should shall may might must let lets let's me us
-    our ours i'm i'll i've i'd you're you'll you've you'd it's that's there's here's
-    what's how's how are am been being doing well just really very so too also much
-    many more all any anything else something everything there here now today tonight
-    again later soon see talk take care day have has had having know knowing letting
-    sharing share told tell telling mentioned mention remember noted note follow stick
-    from on off up out about over keep keeping will won't don't do does did done go
-    going get getting thing things way one please sorry oh ah ahh hmm um uh wow haha lol
-    meet meeting nice-to-meet say said saying ask asking questions question other
-    assist assistance feel free further luck best regards time""".split()  # noqa: SIM905
+    help helps helping helped helpful can could would should shall may might must let
+    lets let's me us our ours i'm i'll i've i'd you're you'll you've you'd it's that's
+    there's here's what's how's how are am been being doing well just really very so too
+    also much many more all any anything else something everything there here now today
+    tonight again later soon see talk take care day have has had having know knowing
+    letting sharing share told tell telling mentioned mention remember noted note follow
+    stick from on off up out about over keep keeping will won't don't do does did done
+    go going get getting thing things way one please sorry oh ah ahh hmm um uh wow haha
+    lol meet meeting say said saying ask asking questions question other
+    assist assistance free further luck best regards time""".split()  # noqa: SIM905
 )
 _VOCATIVE_MAX_WORDS = 6  # "Thanks so much, Asha!": filler and a name, no more
+# What makes a name a form of address ("Thanks, Asha!"), not a statement ("I'm Asha.").
+_ADDRESSING = frozenset(
+    """hi hello hey hiya thanks thank thx cheers bye goodbye meet welcome morning
+    afternoon evening night sorry congrats congratulations""".split()  # noqa: SIM905
+)
 _NAME = re.compile(r"[A-Z][\w'’-]*")
 # A line of the memory block, as the block writes it (Sutra or classic): a model that
 # copies one into its reply is quoting memory, not saying something new.
@@ -106,7 +111,7 @@ def is_chatter(text: str) -> bool:
     rest = [w for w in words if w not in STOPWORDS and w not in FILLER]
     if not rest:
         return True
-    if len(words) > _VOCATIVE_MAX_WORDS or len(rest) == len(words):
+    if len(words) > _VOCATIVE_MAX_WORDS or not _ADDRESSING.intersection(words):
         return False
     # "Thanks, Asha!": filler and a name. A name alone ("Asha.") or with other words is not.
     names = {m.lower().replace("’", "'") for m in _NAME.findall(text)}

@@ -13,10 +13,11 @@ median: a floor in the model's own units (MiniLM puts unrelated pairs near 0.1,
 bge-small near 0.5), higher for a broad query that is near everything. The higher
 of the two floors applies.
 
-On ``bench.block``'s cases (MiniLM) the facts a query should bring are found by
-their words or sit well above this floor, while three vector hits in four of
-lines that should not be there fall under it (quantile 0.9, margin 1: 63 of 66
-facts found by vectors alone stay, 356 of 892 unwanted lines do).
+On ``bench.block``'s cases (MiniLM), of the lines a query should bring that only
+the vectors find, 63 of 66 pass this floor (quantile 0.9, margin 0.5), and 558 of
+the 892 unwanted ones (margin 1: 61 and 356; LoCoMo's search then loses one
+evidence turn at R@10, so 0.5 is the default). A vector hit under the floor still
+ranks a sentence the query's words found (``search._above``).
 """
 
 from __future__ import annotations
@@ -78,29 +79,26 @@ BACKGROUND = (
 
 
 class BackgroundFloor:
-    """``await floor(query_vector)``: the query's similarity to the background at a quantile,
-    plus ``margin`` times that quantile's distance above the background's median.
+    """``await background(query_vector, quantile, margin)``: the query's floor.
 
-    ``embed`` embeds the background the first time, and again whenever ``model()``
-    names another model; the vectors are unit length, so a dot product is the cosine.
+    The query's similarity to the background at ``quantile``, plus ``margin``
+    times that quantile's distance above the background's median. ``embed``
+    embeds the background the first time, and again whenever ``model()`` names
+    another model; the vectors are unit length, so a dot product is the cosine.
     """
 
-    def __init__(
-        self, embed: EmbedTexts, quantile: float, margin: float, model: Callable[[], str]
-    ) -> None:
+    def __init__(self, embed: EmbedTexts, model: Callable[[], str]) -> None:
         self._embed = embed
-        self._quantile = quantile
-        self._margin = margin
         self._model = model
         self._vectors: tuple[str, Vectors] | None = None
         self._lock = asyncio.Lock()
 
-    async def __call__(self, query: Vectors) -> float:
+    async def __call__(self, query: Vectors, quantile: float, margin: float) -> float:
         model = self._model()
         if self._vectors is None or self._vectors[0] != model:
             async with self._lock:
                 if self._vectors is None or self._vectors[0] != model:
                     self._vectors = (model, await self._embed(list(BACKGROUND)))
         sims = self._vectors[1] @ np.asarray(query, dtype=np.float32)
-        high, median = np.quantile(sims, [self._quantile, 0.5])
-        return float(high + self._margin * (high - median))
+        high, median = np.quantile(sims, [quantile, 0.5])
+        return float(high + margin * (high - median))

@@ -34,6 +34,7 @@ from orma_proxy.store import (
     Connection,
     SentenceRow,
     execute_fn,
+    float_vectors,
     keyword_passages,
     nearest_passages,
     next_turns,
@@ -114,6 +115,24 @@ def _keywords(
     return found
 
 
+def _above(
+    conn: Connection, found: list[SentenceRow], vector: Vectors, least: float, worded: set[int]
+) -> list[SentenceRow]:
+    """The vector hits at ``least`` cosine or more, or that the query's words found too.
+
+    A hit under the query's floor (``recall/floor.py``) is no closer than text about
+    nothing it asks; it still ranks a sentence the keywords matched, whose words
+    already made it a candidate.
+    """
+    sims = float_vectors(conn, [row.sentence_id for row in found if row.sentence_id not in worded])
+    return [row for row in found if row.sentence_id in worded or _sim(sims, row, vector) >= least]
+
+
+def _sim(sims: dict[int, Vectors], row: SentenceRow, vector: Vectors) -> float:
+    found = sims.get(row.sentence_id)
+    return -1.0 if found is None else float(found @ vector)
+
+
 async def _caught_up(
     conn: aiosqlite.Connection, config: OrmaConfig, vectors: VectorIndex | None
 ) -> None:
@@ -188,11 +207,12 @@ async def hybrid_search(
     weights = [1.0] * len(rankings)
     if config.enable_semantic:
         vector = await vector_task
-        least = await floor(vector) if floor is not None else -1.0
+        least = await floor(vector) if floor is not None else None
         in_memory = vectors is not None and vectors.use(space)
-        nearest = await execute_fn(
-            conn,
-            lambda c: nearest_passages(
+        worded = {row.sentence_id for found in keywords for row in found}
+
+        def near(c: Connection) -> list[SentenceRow]:
+            found = nearest_passages(
                 c,
                 vector,
                 space,
@@ -200,9 +220,10 @@ async def hybrid_search(
                 oversample=config.vector_oversample,
                 use_floor=config.enable_similarity_weighting,
                 in_memory=in_memory,
-                min_score=least,
-            ),
-        )
+            )
+            return found if least is None else _above(c, found, vector, least, worded)
+
+        nearest = await execute_fn(conn, near)
         rankings.append(_ranked(nearest, rows))
         weights.append(config.rrf_vector_weight)
     fused = rrf_fuse(rankings, config.rrf_k, weights)

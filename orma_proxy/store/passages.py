@@ -88,16 +88,12 @@ def nearest_passages(
     oversample: int,
     use_floor: bool,
     in_memory: bool,
-    min_score: float = -1.0,
 ) -> list[SentenceRow]:
     """The ``k`` sentences of ``space`` nearest to ``query``, most similar first.
 
-    ``vectors.nearest`` says what the arguments mean; here the hits come with their
-    rows, none under ``min_score`` (cosine).
+    ``vectors.nearest`` says what the arguments mean; here the hits come with their rows.
     """
-    params = nearest_params(
-        query, space, k=k, oversample=oversample, use_floor=use_floor, min_score=min_score
-    )
+    params = nearest_params(query, space, k=k, oversample=oversample, use_floor=use_floor)
     return _rows(conn, INDEX_SEMANTIC_SQL if in_memory else SEMANTIC_SQL, params)
 
 

@@ -140,9 +140,9 @@ def float_vectors(conn: Connection, ids: Iterable[int]) -> dict[int, Vectors]:
     return {int(r[0]): np.frombuffer(r[1], dtype=np.float32) for r in rows}
 
 
-# Hits under ``:min_score`` are dropped, and under the space's noise floor if ``:use_floor``.
+# Hits under the space's noise floor are dropped if ``:use_floor``.
 _ABOVE_FLOOR = (
-    "score >= :min_score AND (NOT :use_floor OR score >= "
+    "(NOT :use_floor OR score >= "
     "coalesce((SELECT noise_floor FROM space_stats WHERE space = :space), -1.0))"
 )
 # The ``:k`` sentences of ``:space`` nearest to the float32 blob ``:q``, as (id, score):
@@ -171,7 +171,6 @@ def nearest_params(
     k: int,
     oversample: int,
     use_floor: bool,
-    min_score: float = -1.0,
 ) -> dict[str, object]:
     """The named parameters of ``NEAREST_SQL`` and ``INDEX_NEAREST_SQL``."""
     return {
@@ -180,7 +179,6 @@ def nearest_params(
         "space": space,
         "k": k,
         "use_floor": use_floor,
-        "min_score": min_score,
     }
 
 
