@@ -72,13 +72,20 @@ from orma_proxy.recall.pack import MemoryBlock, estimate_tokens
 from orma_proxy.text.stopwords import STOPWORDS
 
 # name -> OrmaConfig overrides; adding a configuration is one line here (or --config).
+# Issue 19's recall side, each switch of it off: the block as it was before.
+OLD = {
+    "recall_screen": False,
+    "recall_relevant_states": False,
+    "noise_floor_background_quantile": None,
+}
 CONFIGS: dict[str, dict[str, Any]] = {
-    "today": {},  # the defaults
-    "floor-small": {"noise_floor_min_sentences": 2},  # the percentile floor below 24 sentences
+    "old": OLD,
+    "new": {},  # the defaults
+    "floor-small": {**OLD, "noise_floor_min_sentences": 2},  # the percentile floor below 24
     "classic": {"enable_sutra_packing": False},  # prose sections instead of bracket lines
     "sleep-only": {"enable_facts_on_record": False},  # no rules or facts before sleep
 }
-DEFAULT_CONFIGS = "today,floor-small"
+DEFAULT_CONFIGS = "old,new"
 # What the bench fixes whatever the configuration: its own files, no LLM within reach
 # (port 9 refuses at once, so sleep falls back to its rules), one embedding model.
 BASE = {

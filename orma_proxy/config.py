@@ -246,6 +246,21 @@ class OrmaConfig(BaseModel):
     noise_floor_regrow: float = Field(
         1.25, gt=1.0, description="Recompute the floor when the space grew by this factor."
     )
+    noise_floor_background_quantile: float | None = Field(
+        0.9,
+        ge=0,
+        le=1,
+        description="A floor that needs no sentences of the space (recall/floor.py): a "
+        "vector hit must be closer to the query than this quantile of the query's "
+        "similarities to forty sentences about unrelated things (None = off: below "
+        "noise_floor_min_sentences, every vector hit counts).",
+    )
+    noise_floor_background_margin: float = Field(
+        0.5,
+        ge=0,
+        description="...plus this many times that quantile's distance above the median of "
+        "those similarities (a margin in the embedding model's own units).",
+    )
 
     # --- sleep: background consolidation into states and events ----------------
     sleep_after_episodes: int = Field(
@@ -406,6 +421,27 @@ class OrmaConfig(BaseModel):
         ge=1,
         description="Most recent accesses kept per item: older ones add ~nothing to a boost, "
         "and every recall reads them.",
+    )
+
+    # --- the memory block: what may be shown ----------------------------------------
+    recall_screen: bool = Field(
+        True,
+        description="Leave out of the block (recall/chatter.py; never out of the store or "
+        "of search): greetings, thanks, acknowledgements and filler; the user's past "
+        "questions, unless the query asks what was asked; assistant sentences quoting "
+        "memory lines or restating what the user said. Off = every found sentence.",
+    )
+    recall_relevant_states: bool = Field(
+        True,
+        description="States and events compete for the block by relevance like passages: "
+        "one enters only when the query or a sentence it found matched it, except the "
+        "user's core facts (recall_core_facts) and forbidden rules. Off = every one of "
+        "the user's states, whatever the query.",
+    )
+    recall_core_facts: tuple[str, ...] = Field(
+        ("name", "home", "job"),
+        description="Kinds of the user's facts always in the block, as attribute names or "
+        "the kinds of text/attributes.py ('job' is work: employer, job title).",
     )
 
     # --- the memory block: layout -------------------------------------------------

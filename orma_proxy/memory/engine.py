@@ -26,6 +26,7 @@ from orma_proxy.memory.forgetting import Forgetting
 from orma_proxy.memory.messages import inject_block, recall_query, text_of
 from orma_proxy.memory.portability import Portability
 from orma_proxy.memory.stats import Stats, collect_stats
+from orma_proxy.recall.floor import BackgroundFloor, QueryFloor
 from orma_proxy.recall.pack import MemoryBlock, TokenCounter, estimate_tokens
 from orma_proxy.recall.pipeline import RecallRequest, recall_block
 from orma_proxy.recall.search import SearchResult, hybrid_search
@@ -226,6 +227,7 @@ class AsyncMemory(Forgetting, Portability):
             config=self.config,
             vectors=db.vectors,
             now=timestamp(at, default=time.time()),
+            floor=self._query_floor,
         )
         states: list[object] = []
         events: list[object] = []
@@ -272,7 +274,12 @@ class AsyncMemory(Forgetting, Portability):
         assert self._access is not None and self._recall_slots is not None
         async with self._recall_slots:
             block = await recall_block(
-                db.reader, self.embed_query, request, self.config, vectors=db.vectors
+                db.reader,
+                self.embed_query,
+                request,
+                self.config,
+                vectors=db.vectors,
+                floor=self._query_floor,
             )
         self._access.record(space, block.keys(), now)
         return block
@@ -323,6 +330,19 @@ class AsyncMemory(Forgetting, Portability):
         """
         block = await self.recall_conversation(messages, space, budget_tokens=budget_tokens, at=at)
         return list(messages) if block.empty else inject_block(messages, block.text)
+
+    @cached_property
+    def _background(self) -> BackgroundFloor:
+        return BackgroundFloor(self._embed_batch, lambda: self.embedder.model_id)
+
+    @property
+    def _query_floor(self) -> QueryFloor | None:
+        """The query's own noise floor for vector hits (``recall/floor.py``), if it is on."""
+        quantile = self.config.noise_floor_background_quantile
+        if quantile is None or not self.config.enable_similarity_weighting:
+            return None
+        margin = self.config.noise_floor_background_margin
+        return lambda vector: self._background(vector, quantile, margin)
 
     @cached_property
     def _count_tokens(self) -> TokenCounter:

@@ -8,6 +8,7 @@ scores, packing); ``hybrid_search`` and ``matching_states`` answer a search;
 
 from orma_proxy.recall.access import AccessLog, ItemKey
 from orma_proxy.recall.candidates import Candidate, Pool, items_by_id
+from orma_proxy.recall.floor import BackgroundFloor, QueryFloor
 from orma_proxy.recall.pack import MemoryBlock, TokenCounter, estimate_tokens
 from orma_proxy.recall.pipeline import RecallRequest, rank_pool, recall_block
 from orma_proxy.recall.rank import boosts
@@ -18,12 +19,14 @@ from orma_proxy.recall.tokens import load_token_counter
 
 __all__ = [
     "AccessLog",
+    "BackgroundFloor",
     "Candidate",
     "History",
     "ItemKey",
     "MemoryBlock",
     "Passage",
     "Pool",
+    "QueryFloor",
     "RecallRequest",
     "SearchResult",
     "TokenCounter",

@@ -49,11 +49,17 @@ from orma_proxy.facts import (
     successors,
 )
 from orma_proxy.recall.access import ItemKey
+from orma_proxy.recall.chatter import Said, needs_statements, screen, words_of
+from orma_proxy.recall.core import pending_core
+from orma_proxy.recall.floor import QueryFloor
 from orma_proxy.recall.search import EmbedQuery, Passage, hybrid_search
 from orma_proxy.recall.states import query_terms
 from orma_proxy.recall.temporal import SECONDS_PER_DAY, History
-from orma_proxy.store import Connection, Reader, execute_fn, fetch_sentences
+from orma_proxy.store import Connection, Reader, execute_fn, fetch_sentences, keyword_passages
 from orma_proxy.store.vector_index import VectorIndex
+
+CHAT_ROLES = ("user", "assistant")  # whose chatter and questions the screen leaves out
+ECHO_LOOKUP = 8  # lines sharing an assistant sentence's words it is compared with
 
 
 @dataclass
@@ -84,6 +90,7 @@ class Pool:
     rules: list[State]
     citing: dict[int, set[ItemKey]] = field(default_factory=dict)
     closed: dict[int, Successor] = field(default_factory=dict)
+    core: frozenset[ItemKey] = frozenset()  # the user's core lines sleep has not read yet
 
     def forbidden(self) -> list[tuple[str, str]]:
         """Each rule's value with what it says to do instead ("" when nothing)."""
@@ -135,6 +142,7 @@ async def gather(
     now: float,
     *,
     vectors: VectorIndex | None = None,
+    floor: QueryFloor | None = None,
 ) -> Pool:
     """Every candidate for ``query`` with its RRF relevance (see the module docstring)."""
     semantic = config.enable_semantic  # off: passages only; rules set by hand bind all the same
@@ -153,9 +161,13 @@ async def gather(
             config=config,
             vectors=vectors,
             now=now,
+            floor=floor,
         ),
         execute_fn(conn, lambda c: gather_states(c, space, early_sources)),
     )
+    if config.recall_screen:
+        limit = config.recall_passages
+        passages = await execute_fn(conn, lambda c: shown(c, space, passages, query, limit))
     items: dict[ItemKey, Candidate] = {}
     for p in passages[: config.recall_passages]:  # all of them still lend states their score
         items[("passage", p.sentence_id)] = _passage_candidate(p, p.score)
@@ -209,7 +221,13 @@ def _with_states(
             # Old news about a slot the query found: what holds the slot now answers it.
             head.relevance = max(head.relevance, found.get(successor.sentence_id, 0.0))
     _history_as_passages(conn, space, history, items)
-    return Pool(items, rules, citing, closed)
+    core: set[ItemKey] = set()
+    if config.recall_relevant_states:
+        for passage in pending_core(conn, space, config.recall_core_facts):
+            key: ItemKey = ("passage", passage.sentence_id)
+            items.setdefault(key, _passage_candidate(passage, 0.0))
+            core.add(key)
+    return Pool(items, rules, citing, closed, frozenset(core))
 
 
 def _history_as_passages(
@@ -239,6 +257,36 @@ def _history_as_passages(
             role=row.role,
         )
         items[key] = _passage_candidate(passage, cand.relevance)
+
+
+def shown(
+    conn: Connection, space: str, passages: list[Passage], query: str, limit: int
+) -> list[Passage]:
+    """The passages the block may show (``chatter.screen``: no chatter, echo, stray question).
+
+    An assistant sentence is compared with the lines of the space sharing its
+    words (the ``ECHO_LOOKUP`` best by BM25), whether or not the query found them;
+    only until ``limit`` passages are kept: an assistant sentence past them would
+    never be shown, and backs no state, so it is left out unread.
+    """
+    said = [Said(p.text, p.role, p.episode_id) for p in passages]
+    keep = screen(said, query, chat_roles=CHAT_ROLES)  # without the lookups: echoes kept
+    kept: list[Passage] = []
+    for passage, s, first in zip(passages, said, keep, strict=True):
+        if first and needs_statements(s):
+            if len(kept) >= limit:
+                continue
+            words = " ".join(sorted(words_of(s.text)))
+            lines = [
+                Said(row.text, row.role, row.episode_id)
+                for row in keyword_passages(conn, words, space, ECHO_LOOKUP)
+                if row.role != "assistant"
+            ]
+            if not screen([s], query, chat_roles=CHAT_ROLES, statements=lines)[0]:
+                continue
+        if first:
+            kept.append(passage)
+    return kept
 
 
 def _passage_candidate(passage: Passage, relevance: float) -> Candidate:

@@ -14,8 +14,10 @@ from orma_proxy.config import OrmaConfig
 from orma_proxy.embed.base import Vectors
 from orma_proxy.recall.activation import entities_of, named_entities, spread
 from orma_proxy.recall.candidates import Candidate, Pool, gather, items_by_id
+from orma_proxy.recall.floor import QueryFloor
 from orma_proxy.recall.pack import Entry, MemoryBlock, Shares, TokenCounter, pack_block
 from orma_proxy.recall.rank import novelty_gate, score
+from orma_proxy.recall.relevance import relevant
 from orma_proxy.recall.search import EmbedQuery
 from orma_proxy.store import Connection, Reader, access_times, execute_fn, float_vectors
 from orma_proxy.store.vector_index import VectorIndex
@@ -41,13 +43,16 @@ async def recall_block(
     config: OrmaConfig,
     *,
     vectors: VectorIndex | None = None,
+    floor: QueryFloor | None = None,
 ) -> MemoryBlock:
     """The memory block for ``request`` (see the ``recall`` package modules for each step)."""
     query, space, now = request.query, request.space, request.now
-    pool = await gather(conn, embed_query, query, space, config, now, vectors=vectors)
+    pool = await gather(conn, embed_query, query, space, config, now, vectors=vectors, floor=floor)
 
     def packed(c: Connection) -> MemoryBlock:
         ranked = _ranked(c, pool, query, space, config, now)
+        if config.recall_relevant_states:
+            ranked = relevant(ranked, config, pool.core)
         vectors_of: dict[int, Vectors] = {}
         if config.enable_novelty_gate:
             passages = [cand.key[1] for cand in ranked if cand.key[0] == "passage"]
@@ -94,12 +99,13 @@ async def rank_pool(
     now: float,
     *,
     vectors: VectorIndex | None = None,
+    floor: QueryFloor | None = None,
 ) -> tuple[Pool, list[Candidate]]:
     """Every candidate for ``query``, activated, and the candidates best first.
 
     The part of recall before the novelty gate and packing; ``orma viz`` shows it.
     """
-    pool = await gather(conn, embed_query, query, space, config, now, vectors=vectors)
+    pool = await gather(conn, embed_query, query, space, config, now, vectors=vectors, floor=floor)
     ranked = await execute_fn(conn, lambda c: _ranked(c, pool, query, space, config, now))
     return pool, ranked
 

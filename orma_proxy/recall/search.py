@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 
 from orma_proxy.config import OrmaConfig
 from orma_proxy.embed.base import Vectors
+from orma_proxy.recall.floor import QueryFloor
 from orma_proxy.recall.turns import (
     asks_when,
     named_in,
@@ -33,6 +34,7 @@ from orma_proxy.store import (
     Reader,
     SentenceRow,
     execute_fn,
+    float_vectors,
     keyword_passages,
     nearest_passages,
     next_turns,
@@ -134,6 +136,24 @@ def _keywords(
     return found
 
 
+def _above(
+    conn: Connection, found: list[SentenceRow], vector: Vectors, least: float, worded: set[int]
+) -> list[SentenceRow]:
+    """The vector hits at ``least`` cosine or more, or that the query's words found too.
+
+    A hit under the query's floor (``recall/floor.py``) is no closer than text about
+    nothing it asks; it still ranks a sentence the keywords matched, whose words
+    already made it a candidate.
+    """
+    sims = float_vectors(conn, [row.sentence_id for row in found if row.sentence_id not in worded])
+    return [row for row in found if row.sentence_id in worded or _sim(sims, row, vector) >= least]
+
+
+def _sim(sims: dict[int, Vectors], row: SentenceRow, vector: Vectors) -> float:
+    found = sims.get(row.sentence_id)
+    return -1.0 if found is None else float(found @ vector)
+
+
 async def _caught_up(conn: Reader, config: OrmaConfig, vectors: VectorIndex | None) -> None:
     if config.enable_semantic and vectors is not None:
         await vectors.catch_up(conn)
@@ -145,9 +165,19 @@ async def _with_replies(
     turns: list[tuple[int, float]],
     rows: dict[int, SentenceRow],
     share: float,
+    *,
+    users: bool = True,
 ) -> list[tuple[int, float]]:
-    """``turns`` with the replies to the questions among them (``turns.with_replies``)."""
-    asked = {rows[s].episode_id: s for s, _ in turns if rows[s].text.rstrip().endswith("?")}
+    """``turns`` with the replies to the questions among them (``turns.with_replies``).
+
+    Without ``users`` a chat user's question lends nothing to the reply: the
+    assistant's answer is what the assistant said, shown only when it matches itself.
+    """
+    asked = {
+        rows[s].episode_id: s
+        for s, _ in turns
+        if rows[s].text.rstrip().endswith("?") and (users or rows[s].role != "user")
+    }
     if not asked:
         return turns
     following = await execute_fn(conn, lambda c: next_turns(c, space, list(asked)))
@@ -181,6 +211,7 @@ async def hybrid_search(
     config: OrmaConfig,
     vectors: VectorIndex | None = None,
     now: float | None = None,
+    floor: QueryFloor | None = None,
 ) -> list[Passage]:
     """The ``k`` best passages of ``space`` for ``query``.
 
@@ -190,6 +221,7 @@ async def hybrid_search(
     With ``vectors``, the k-NN runs in memory once that index holds the
     space (it catches up on the reader while the query is being embedded);
     ``conn`` must have its ``orma_nearest`` function (``VectorIndex.register``).
+    With ``floor`` (``recall/floor.py``), no vector hit under the query's floor counts.
     """
     query = query[: config.max_query_chars]
     named = await _speakers_named(conn, space, query)
@@ -209,10 +241,12 @@ async def hybrid_search(
     weights = [1.0] * len(rankings)
     if config.enable_semantic:
         vector = await vector_task
+        least = await floor(vector) if floor is not None else None
         in_memory = vectors is not None and vectors.use(space)
-        nearest = await execute_fn(
-            conn,
-            lambda c: nearest_passages(
+        worded = {row.sentence_id for found in keywords for row in found}
+
+        def near(c: Connection) -> list[SentenceRow]:
+            found = nearest_passages(
                 c,
                 vector,
                 space,
@@ -220,8 +254,10 @@ async def hybrid_search(
                 oversample=config.vector_oversample,
                 use_floor=config.enable_similarity_weighting,
                 in_memory=in_memory,
-            ),
-        )
+            )
+            return found if least is None else _above(c, found, vector, least, worded)
+
+        nearest = await execute_fn(conn, near)
         scores.append({})
         rankings.append(_ranked(nearest, rows, scores[-1]))
         weights.append(config.rrf_vector_weight)
@@ -245,7 +281,9 @@ async def hybrid_search(
         date_boost=config.date_boost,
     )
     if config.reply_share > 0:  # every matched question's: the first k never depend on k
-        turns = await _with_replies(conn, space, turns, rows, config.reply_share)
+        turns = await _with_replies(
+            conn, space, turns, rows, config.reply_share, users=not config.recall_screen
+        )
     return [
         Passage(
             text=rows[sid].text,

@@ -138,7 +138,7 @@ async def test_purge_by_description_or_identifier(amem: AsyncMemory, case: Case)
          "release", "my medical details", "medication insulin running", ("5k",),
          ("insulin", "medication")),
     Case(("My salary is 92,000 a year.", "My bank account is with Ferro.", "Ugo likes chess."),
-         "release", "my bank account", "bank chess", ("chess", "92,000"), ("Ferro",)),
+         "release", "my bank account", "bank salary chess", ("chess", "92,000"), ("Ferro",)),
     Case(("I visited Oaxaca in 2019.", "My Oaxaca trip had great food.", "Rhea plays oboe."),
          "release", "my Oaxaca trip", "trips oboe", ("oboe",), ("great food",)),
 )  # fmt: skip

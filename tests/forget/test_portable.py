@@ -164,7 +164,8 @@ async def test_rebuild_moves_recall_histories_to_the_new_sentences(
     await amem.add("My dentist is Dr. Rao in Kothrud.")
     await amem.flush()
     for minute in range(3):
-        await amem.recall("Where is the blue office?", at=f"2026-11-01T10:0{minute}:00+00:00")
+        at = f"2026-11-01T10:0{minute}:00+00:00"
+        await amem.recall("Where are the blue office and the dentist?", at=at)
     await amem.flush()
     query = "SELECT item_id, times FROM recall_history WHERE kind = 'passage' ORDER BY item_id"
     before = [unpack_times(t) for _, t in rows(amem.path, query)]

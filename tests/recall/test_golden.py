@@ -8,6 +8,13 @@ from orma_proxy.embed.onnx import OnnxEmbedder
 from tests.helpers.recall_store import TODAY, Store, sahil
 
 QUERY = "Where do I live now?"
+# The original's example shows every state of the user's whatever the question: the block
+# as it was before issue 19 let states compete by relevance (its switches off).
+ORIGINAL = {
+    "recall_screen": False,
+    "recall_relevant_states": False,
+    "noise_floor_background_quantile": None,
+}
 
 HEADER = (
     "## Memory\n"
@@ -56,7 +63,7 @@ COMPACT = (
 async def test_sutra_block_is_the_original_example(
     config: OrmaConfig, embedder: OnnxEmbedder
 ) -> None:
-    config = config.model_copy(update={"compact_header": False})
+    config = config.model_copy(update={"compact_header": False, **ORIGINAL})
     async with AsyncMemory(config=config, embedder=embedder) as mem:
         await sahil(Store(mem))
         await mem.flush()
@@ -68,6 +75,8 @@ async def test_sutra_block_is_the_original_example(
 async def test_the_default_header_is_the_compact_one(amem: AsyncMemory) -> None:
     await sahil(Store(amem))
     await amem.flush()
+    for key, value in ORIGINAL.items():
+        setattr(amem.config, key, value)
     block = await amem.recall(QUERY, at=TODAY)
     assert block.text == COMPACT
     assert block.tokens == amem.embedder.count_tokens(COMPACT)  # type: ignore[attr-defined]
@@ -77,9 +86,23 @@ async def test_the_default_header_is_the_compact_one(amem: AsyncMemory) -> None:
 async def test_classic_block_says_the_same_in_sections(
     config: OrmaConfig, embedder: OnnxEmbedder
 ) -> None:
-    config = config.model_copy(update={"enable_sutra_packing": False, "compact_header": False})
+    update = {"enable_sutra_packing": False, "compact_header": False, **ORIGINAL}
+    config = config.model_copy(update=update)
     async with AsyncMemory(config=config, embedder=embedder) as mem:
         await sahil(Store(mem))
         await mem.flush()
         block = await mem.recall(QUERY, at=TODAY)
     assert block.text == CLASSIC
+
+
+async def test_by_default_the_block_holds_what_the_question_needs(amem: AsyncMemory) -> None:
+    """The same store, today's switches: the home city, the core and the outdated line."""
+    await sahil(Store(amem))
+    await amem.flush()
+    block = await amem.recall(QUERY, at=TODAY)
+    lines = block.text.split("\n\n", 1)[1].splitlines()
+    assert lines == [
+        "[user.home city: Bangalore (since 2026-10-17)]",
+        "[user.role: systems engineer @ Zerodha]",
+        "[LOG: 2026-10-10 user: I'm Sahil and I live in Pune. [outdated: now Bangalore]]",
+    ]

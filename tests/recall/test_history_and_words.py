@@ -21,6 +21,7 @@ BUDGET = 64  # the header and one line
 
 
 async def told(amem: AsyncMemory) -> None:
+    amem.config.enable_facts_on_record = False  # passages compete here, not the facts drawn
     facts = (
         "My garage door code is 9218.",
         "My cabin door code is 6200.",

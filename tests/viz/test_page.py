@@ -82,12 +82,14 @@ def test_orma_viz_root_fills_the_view_and_names_entities_and_rules(
             assert len(points) >= 10, ids
             xs, ys = [p["x"] for p in points], [p["y"] for p in points]
             # Every node on screen, and the drawing spans most of the canvas one way: the
-            # library's zoomToFit left it at 26% of the width and 59% of the height.
+            # library's zoomToFit left it at 26% of the width and 59% of the height. (The
+            # shape follows the data: with recall showing only relevant states, issue 19,
+            # the seeded graph spans 59% x 68%.)
             assert canvas["left"] < min(xs) and max(xs) < canvas["right"], (xs, canvas)
             assert canvas["top"] < min(ys) and max(ys) < canvas["bottom"], (ys, canvas)
             across = (max(xs) - min(xs)) / canvas["width"]
             down = (max(ys) - min(ys)) / canvas["height"]
-            assert max(across, down) >= 0.68 and across * down >= 0.22, (across, down)
+            assert max(across, down) >= 0.65 and across * down >= 0.22, (across, down)
 
             labels = shown_labels(page)
             shot = page.screenshot(tmp_path / "viz-root.png")  # the layout has settled

@@ -1,0 +1,117 @@
+"""The rules that keep chatter, old questions and echoes of memory out of the block."""
+
+from __future__ import annotations
+
+import pytest
+
+from orma_proxy.recall.chatter import (
+    Said,
+    asks_what_was_asked,
+    echoes_memory,
+    is_chatter,
+    is_question,
+    restates,
+    screen,
+)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Hi!",
+        "Hello there.",
+        "Good evening!",
+        "OK.",
+        "Cool, thanks.",
+        "Thank you so much!",
+        "Sounds good.",
+        "Bye for now.",
+        "Noted.",
+        "Got it, thanks for sharing.",
+        "Thanks for letting me know!",
+        "Understood, I will follow that from now on.",
+        "How can I help you today?",
+        "You're welcome!",
+        "Glad I could help.",
+        "Have a great day!",
+        "Thanks, Oriane!",
+        "Nice to meet you, Tobiah!",
+        "I'm doing well, thanks!",
+    ],
+)
+def test_greetings_thanks_acknowledgements_and_filler_are_chatter(text: str) -> None:
+    assert is_chatter(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Pickle, after my favourite sandwich.",  # a short answer is an answer
+        "I'm Tobiah.",
+        "Oriane.",  # a name alone answers "what's her name?"
+        "Thanks to the new boiler, the flat stays warm.",
+        "I feel great today.",
+        "My locker code is 4417.",
+        "Never send me voice notes.",
+    ],
+)
+def test_a_line_with_content_is_not_chatter(text: str) -> None:
+    assert not is_chatter(text)
+
+
+def test_questions_and_queries_about_questions() -> None:
+    assert is_question("Where should we eat on Friday?")
+    assert is_question('Did she say "why not?"')
+    assert not is_question("I wondered where to eat.")
+    assert asks_what_was_asked("What did I ask you about the boiler?")
+    assert asks_what_was_asked("Which questions did I have about taxes?")
+    assert asks_what_was_asked("Have I asked you this before?")
+    assert not asks_what_was_asked("Where do I keep the boiler manual?")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[LOG: 2026-03-02 user: I live in Halden.]",
+        "[LOG: 2026-03-02 assistant: [LOG: 2026-03-01 user: I live in Halden.]]",
+        "As noted in [user.home city: Halden], it rains a lot.",
+        "[FORBIDDEN: send voice notes]",
+        "[user.drink | cond: cold -> hot lemon]",
+        '- 2026-03-02, user: "I live in Halden."',
+    ],
+)
+def test_lines_of_the_memory_block_are_recognised(text: str) -> None:
+    assert echoes_memory(text)
+
+
+def test_plain_brackets_are_not_memory_lines() -> None:
+    assert not echoes_memory("Use a list [1, 2, 3] here.")
+    assert not echoes_memory("The docs [see section 4] explain it.")
+
+
+def test_a_reply_restating_the_user_is_an_echo_and_one_adding_to_it_is_not() -> None:
+    said = "I moved from Halden to Moss last spring."
+    assert restates("So you live in Moss now.", said)
+    assert restates("You moved to Moss.", said)
+    assert not restates("Moss has a lovely harbour walk along the fjord.", said)
+    assert not restates("So you live in Fredrikstad now.", said)  # a name the user never said
+    number = "My new locker code is 4417."
+    assert restates("Your new code is 4417.", number)
+    assert not restates("Your new code is 4471.", number)
+    asked = "What is the capital of Norway?"
+    assert not restates("The capital of Norway is Oslo.", asked)
+
+
+def test_screen_keeps_content_and_drops_chatter_echoes_and_stray_questions() -> None:
+    found = [
+        Said("I live in Halden.", "user", 1),
+        Said("You live in Halden.", "assistant", 2),
+        Said("Hi!", "user", 3),
+        Said("Is it going to rain in Halden tomorrow?", "user", 4),
+        Said("Halden gets showers most of October.", "assistant", 5),
+        Said("Thanks, Lior!", "note", 6),  # a note is whatever its author wrote down
+    ]
+    shown = screen(found, "Where do I live?", chat_roles=("user", "assistant"))
+    assert shown == [True, False, False, False, True, True]
+    asked = screen(found, "What did I ask about Halden?", chat_roles=("user", "assistant"))
+    assert asked == [True, False, False, True, True, True]
