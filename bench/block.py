@@ -72,8 +72,9 @@ from orma_proxy.recall.pack import MemoryBlock, estimate_tokens
 from orma_proxy.text.stopwords import STOPWORDS
 
 # name -> OrmaConfig overrides; adding a configuration is one line here (or --config).
-# Issue 19's recall side, each switch of it off: the block as it was before.
+# Issue 19, each switch of it off: the block as it was before (recall side, record time).
 OLD = {
+    "enable_facts_on_record": False,
     "recall_screen": False,
     "recall_relevant_states": False,
     "noise_floor_background_quantile": None,
