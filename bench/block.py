@@ -1,6 +1,6 @@
 """Block precision: does the memory block carry what helps the question, and nothing else?
 
-``python -m bench.block [--seed N] [--conversations N] [--configs today,...]
+``python -m bench.block [--seed N] [--conversations N] [--configs old,new,...]
 [--config NAME=KEY:VALUE,...] [--sleep] [--unflushed] [--via exchange|observe] [--show N]``
 
 Cases come from ``bench/block_cases.py``: seeded conversations of 14-40 turns
