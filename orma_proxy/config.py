@@ -276,7 +276,27 @@ class OrmaConfig(BaseModel):
         300.0, ge=0, description="Wait this long before retrying a space whose batch failed."
     )
     sleep_max_attempts: int = Field(
-        3, ge=1, description="LLM calls per batch before it is left pending with its error."
+        6,
+        ge=1,
+        description="LLM requests a batch may cost within sleep_attempt_window_seconds; "
+        "then the rule extractor consolidates it (outcome 'rules-fallback').",
+    )
+    sleep_attempt_window_seconds: float = Field(
+        3600.0, gt=0, description="The window sleep_max_attempts counts a batch's requests in."
+    )
+    sleep_backoff_seconds: float = Field(
+        5.0, ge=0, description="Wait after a batch's failed LLM try; doubles with each failure."
+    )
+    sleep_backoff_max_seconds: float = Field(
+        300.0, ge=0, description="The longest wait between two LLM tries of a failing batch."
+    )
+    sleep_split_failing_batches: bool = Field(
+        True, description="Retry a failed batch with the first half of its episodes, then less."
+    )
+    sleep_rules_when_llm_empty: bool = Field(
+        True,
+        description="When nothing the LLM proposed for a batch is verified, keep the rule "
+        "extractor's verified facts for it (outcome 'rules-llm-empty').",
     )
     sleep_batch_lines: int = Field(
         40, ge=1, description="Sentences per LLM call (whole episodes; a longer one is chunked)."

@@ -409,6 +409,12 @@ def stats(
     table.add_row("Events", f"{found.events:,}")
     table.add_row("Pending vectors", f"{found.pending_vectors:,}")
     table.add_row("Pending sleep", f"{found.pending_sleep:,} episodes")
+    if found.sleep_batches:
+        outcomes = ", ".join(
+            f"{'failed tries' if name == 'failed' else name} {n:,}"
+            for name, n in found.sleep_batches.items()
+        )
+        table.add_row("Sleep batches", Text(outcomes))
     table.add_row("Size", filesize.decimal(found.database_bytes))
     table.add_row("Embedder", f"{found.embedder} ({found.dim} dims)")
     cli.out.print(table)

@@ -32,7 +32,14 @@ from orma_proxy.recall.pipeline import RecallRequest, recall_block
 from orma_proxy.recall.search import SearchResult, hybrid_search
 from orma_proxy.recall.states import matching_states
 from orma_proxy.recall.tokens import load_token_counter
-from orma_proxy.sleep import OWN_WORDS, Sleeper, SleepReport, UpstreamGate, draw_on_record
+from orma_proxy.sleep import (
+    OWN_WORDS,
+    Clock,
+    Sleeper,
+    SleepReport,
+    UpstreamGate,
+    draw_on_record,
+)
 from orma_proxy.sleep.manual import forget_state, register_rule
 from orma_proxy.store.connect import DatabaseError
 from orma_proxy.store.episodes import insert_episode, sentence_ranges
@@ -367,15 +374,22 @@ class AsyncMemory(Forgetting, Portability):
     # --- sleep: consolidation into states and events -----------------------------------
 
     def sleeper(
-        self, *, http: httpx.AsyncClient | None = None, gate: UpstreamGate | None = None
+        self,
+        *,
+        http: httpx.AsyncClient | None = None,
+        gate: UpstreamGate | None = None,
+        clock: Clock | None = None,
     ) -> Sleeper:
         """A consolidator on this memory's file; a server passes its shared client and gate.
 
         ``SleepScheduler(mem.sleeper(http=client, gate=gate), mem.config)`` runs it in
-        the background of the server's event loop.
+        the background of the server's event loop. ``clock`` (tests) times the backoff
+        between failed LLM tries.
         """
         db = self._opened()
-        return Sleeper(db.reader, db.writer, self._embed_batch, self.config, http=http, gate=gate)
+        return Sleeper(
+            db.reader, db.writer, self._embed_batch, self.config, http=http, gate=gate, clock=clock
+        )
 
     async def sleep(
         self, space: str | None = None, model: str | None = None, redo: bool = False

@@ -1,18 +1,21 @@
 """Counts and sizes of a memory database, for ``orma stats`` and ``Memory.stats()``.
 
 ``pending_sleep`` counts the episodes above each space's consolidation
-watermark: what sleep has not turned into states and events yet. The store
-counts episodes and sentences, the facts layer states and events.
+watermark: what sleep has not turned into states and events yet;
+``sleep_batches`` counts the batches sleep applied by how they were extracted
+(``llm``, ``rules``, ``rules-fallback``, ``rules-llm-empty``) and its failed
+tries (``failed``). The store counts episodes and sentences, the facts layer
+states and events.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from orma_proxy.facts import fact_counts
-from orma_proxy.store import Reader, counts, execute_fn
+from orma_proxy.store import Reader, batch_outcomes, counts, execute_fn
 
 
 @dataclass(frozen=True)
@@ -30,6 +33,7 @@ class Stats:
     database_bytes: int
     embedder: str
     dim: int
+    sleep_batches: dict[str, int] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -38,7 +42,9 @@ class Stats:
 async def collect_stats(
     conn: Reader, path: Path, space: str | None, embedder: str, dim: int
 ) -> Stats:
-    stored, facts = await execute_fn(conn, lambda c: (counts(c, space), fact_counts(c, space)))
+    stored, facts, outcomes = await execute_fn(
+        conn, lambda c: (counts(c, space), fact_counts(c, space), batch_outcomes(c, space))
+    )
     size = sum(
         p.stat().st_size for p in (path, Path(f"{path}-wal"), Path(f"{path}-shm")) if p.exists()
     )
@@ -56,4 +62,5 @@ async def collect_stats(
         database_bytes=size,
         embedder=embedder,
         dim=dim,
+        sleep_batches=outcomes,
     )

@@ -14,10 +14,13 @@ from orma_proxy.sleep.gate import UpstreamGate
 from orma_proxy.sleep.heuristic import rule_attributes
 from orma_proxy.sleep.manual import correct_lines, forget_state, register_rule
 from orma_proxy.sleep.report import Rejection, SleepReport
+from orma_proxy.sleep.retry import Clock, RealClock
 from orma_proxy.sleep.scheduler import SleepScheduler
 
 __all__ = [
     "OWN_WORDS",
+    "Clock",
+    "RealClock",
     "Rejection",
     "SleepReport",
     "SleepScheduler",

@@ -89,9 +89,11 @@ def apply_batch(
     return outcome
 
 
-def record_failure(conn: Connection, batch: Batch, run: BatchRun, error: str) -> None:
-    """Keep a failed batch's error; its episodes stay pending."""
-    _record(conn, batch, run, "failed", error, time.time())
+def record_failure(
+    conn: Connection, batch: Batch, run: BatchRun, error: str, now: float | None = None
+) -> None:
+    """Keep a failed batch's error (and the requests it cost); its episodes stay pending."""
+    _record(conn, batch, run, "failed", error, time.time() if now is None else now)
 
 
 def _record(

@@ -77,6 +77,17 @@ class Batch:
         """Text said before ``line`` (context, then earlier lines of the batch), oldest first."""
         return [*self.context, *(x.text for x in self.lines[: line.number - 1])]
 
+    def head(self, episodes: int) -> Batch:
+        """This batch's first ``episodes`` episodes alone, their lines numbered anew."""
+        if episodes >= len(self.episode_ids):
+            return self
+        kept = self.episode_ids[: max(1, episodes)]
+        lines = tuple(
+            Line(n, x.sentence_id, x.episode_id, x.role, x.text, x.said_at)
+            for n, x in enumerate((x for x in self.lines if x.episode_id in kept), start=1)
+        )
+        return Batch(self.space, self.after, kept, lines, self.context)
+
     def chunks(self, size: int) -> list[Sequence[Line]]:
         """Lines in groups of at most ``size`` (one LLM call each)."""
         return [self.lines[i : i + size] for i in range(0, len(self.lines), size)]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import time
 from collections.abc import AsyncIterator
 from dataclasses import replace
 
@@ -43,13 +44,17 @@ from orma_proxy.sleep.llm import LLMClient
 from orma_proxy.sleep.manual import reset_keeping_rules
 from orma_proxy.sleep.names import EmbedTexts, NameMerger
 from orma_proxy.sleep.report import SleepReport
+from orma_proxy.sleep.retry import Clock, RealClock, TryPlan, plan_try
 from orma_proxy.sleep.verify import Verified, Verifier
-from orma_proxy.store import DatabaseError, Reader, Writer, backlogs, episode_spaces
+from orma_proxy.store import DatabaseError, Reader, Writer, backlogs, batch_tries, episode_spaces
 
 log = logging.getLogger(__name__)
 
-RULES = "rules"
+# How an applied batch was extracted (``sleep_batches.extractor``, ``orma stats``).
 LLM = "llm"
+RULES = "rules"  # no LLM configured or reachable
+RULES_FALLBACK = "rules-fallback"  # the LLM failed this batch (or an earlier one of the run)
+RULES_LLM_EMPTY = "rules-llm-empty"  # the LLM answered, but nothing it proposed was verified
 
 
 class Sleeper:
@@ -64,6 +69,7 @@ class Sleeper:
         *,
         http: httpx.AsyncClient | None = None,
         gate: UpstreamGate | None = None,
+        clock: Clock | None = None,
     ) -> None:
         self._reader = reader
         self._writer = writer
@@ -71,6 +77,7 @@ class Sleeper:
         self._config = config
         self._http = http
         self.gate = gate
+        self._clock = clock or RealClock()
 
     @property
     def reader(self) -> Reader:
@@ -106,9 +113,9 @@ class Sleeper:
         else:
             spaces = [space]
         async with self._client() as http:
-            llm = await self._llm(http, model, report)
+            run = _Run(await self._llm(http, model, report))
             for name in spaces:
-                report.merge(await self._space(name, llm, redo))
+                report.merge(await self._space(name, run, redo))
         return report
 
     @contextlib.asynccontextmanager
@@ -134,7 +141,7 @@ class Sleeper:
             return None
         return client
 
-    async def _space(self, space: str, llm: LLMClient | None, redo: bool) -> SleepReport:
+    async def _space(self, space: str, run: _Run, redo: bool) -> SleepReport:
         report = SleepReport(spaces=[space])
         holder = lease.new_holder()
         seconds = self._config.sleep_lease_seconds
@@ -151,9 +158,10 @@ class Sleeper:
                 if not await lease.acquire(self._writer, space, holder, seconds):
                     report.errors.append(f"space {space!r}: lost the lease")
                     break
-                if not await self._batch(work, llm, holder, report):
+                done = await self._consolidate(work, run, holder, report)
+                if done is None:
                     break
-                after = work.last_episode_id
+                after = done
         finally:
             await lease.release(self._writer, space, holder)
         report.pending_episodes = (await batches.pending(self._reader, space))[0]
@@ -164,67 +172,152 @@ class Sleeper:
             lambda conn: batches.next_batch(conn, space, after, self._config)
         )
 
-    async def _batch(
-        self, work: batches.Batch, llm: LLMClient | None, holder: str, report: SleepReport
-    ) -> bool:
-        """Extract, verify and apply one batch; False (batch left pending) on failure."""
-        extractor, attempts, seconds = RULES, 0, 0.0
-        extraction: Extraction | None = None
-        error = ""
-        if llm is not None:
+    async def _consolidate(
+        self, work: batches.Batch, run: _Run, holder: str, report: SleepReport
+    ) -> int | None:
+        """Consolidate ``work``, or its first episodes; the last episode done, None to stop.
+
+        With an LLM: tries by the retry policy (backoff, halves, a request budget),
+        then the rules when the budget is spent. A failed try is recorded and
+        retried here after its backoff; a failure to apply stops the space.
+        """
+        if run.llm is None:
+            return await self._by_rules(work, run.rules_outcome, holder, report)
+        while True:
+            plan = await self._plan(work)
+            if plan.left <= 0:
+                run.give_up(
+                    f"{plan.spent} LLM requests failed on episodes "
+                    f"{work.episode_ids[0]}..{work.last_episode_id} (last: {run.last_error})"
+                )
+                report.notes.append(f"space {work.space!r}: {run.gave_up}; rules from here on")
+                return await self._by_rules(work, run.rules_outcome, holder, report)
+            if plan.wait > 0:
+                log.info(
+                    "sleep: %d LLM tries in a row failed; next in %.0f s", plan.failures, plan.wait
+                )
+                await self._clock.wait(plan.wait)
+                seconds = self._config.sleep_lease_seconds
+                if not await lease.acquire(self._writer, work.space, holder, seconds):
+                    report.errors.append(f"space {work.space!r}: lost the lease")
+                    return None
+            part = work.head(plan.episodes)
             try:
-                extraction, attempts, seconds, error = await self._extract(work, llm)
-                extractor = LLM
+                extraction, step = await self._extract(part, run.llm, holder, plan.left)
             except UpstreamUnavailableError as exc:
                 log.info("upstream went away, rules extract this batch: %s", exc)
-        if extractor == RULES:
-            extraction = extract_by_rules(work)
-        run = BatchRun(holder, extractor, attempts, seconds)
-        report.llm_seconds += seconds
-        if extraction is None:
-            failure = f"no usable answer after {attempts} attempts: {error}"
-            return await self._fail(work, run, failure, report)
+                return await self._by_rules(part, RULES_FALLBACK, holder, report)
+            except _TryFailed as failed:
+                run.last_error = failed.error
+                report.tries_failed += 1
+                report.llm_seconds += failed.run.llm_seconds
+                log.info("sleep: an LLM try failed: %s", failed.error)
+                await self._record_failure(part, failed.run, failed.error)
+                continue
+            report.llm_seconds += step.llm_seconds
+            return await self._by_llm(part, extraction, step, report)
+
+    async def _plan(self, work: batches.Batch) -> TryPlan:
+        """The retry policy's next step for ``work``, from the space's batch log."""
+        now = self._clock.now()
+        since = now - self._config.sleep_attempt_window_seconds
+        history = await self._reader.execute_fn(lambda conn: batch_tries(conn, work.space, since))
+        return plan_try(history, work.episode_ids[0], work.episode_ids, now, self._config)
+
+    async def _record_failure(self, work: batches.Batch, run: BatchRun, error: str) -> None:
+        now = self._clock.now()
+        await self._writer.execute_write_fn(
+            lambda conn: record_failure(conn, work, run, error, now)
+        )
+
+    async def _by_llm(
+        self, work: batches.Batch, extraction: Extraction, run: BatchRun, report: SleepReport
+    ) -> int | None:
+        """Verify and apply the LLM's proposals; the rules' facts when none is verified."""
         try:
             verified = await self.verify(work, extraction)
+        except SleepError as exc:
+            await self._fail(work, run, str(exc), report)
+            return None
+        if not (verified.states or verified.events) and self._config.sleep_rules_when_llm_empty:
+            try:
+                by_rules = await self.verify(work, extract_by_rules(work))
+            except SleepError as exc:
+                await self._fail(work, run, str(exc), report)
+                return None
+            if by_rules.states or by_rules.events:
+                facts = len(by_rules.states) + len(by_rules.events)
+                report.notes.append(
+                    f"space {work.space!r}: episodes {work.episode_ids[0]}.."
+                    f"{work.last_episode_id}: nothing the LLM proposed was verified "
+                    f"({len(verified.rejections)} rejected); kept the rules' {facts} facts"
+                )
+                rejections = verified.rejections + by_rules.rejections
+                verified = Verified(by_rules.states, by_rules.events, rejections)
+                run = replace(run, extractor=RULES_LLM_EMPTY)
+        return await self._apply(work, verified, run, report)
+
+    async def _by_rules(
+        self, work: batches.Batch, outcome: str, holder: str, report: SleepReport
+    ) -> int | None:
+        run = BatchRun(holder, outcome, 0, 0.0)
+        try:
+            verified = await self.verify(work, extract_by_rules(work))
+        except SleepError as exc:
+            await self._fail(work, run, str(exc), report)
+            return None
+        return await self._apply(work, verified, run, report)
+
+    async def _apply(
+        self, work: batches.Batch, verified: Verified, run: BatchRun, report: SleepReport
+    ) -> int | None:
+        """Write one verified batch; its last episode, or None (left pending) on failure."""
+        try:
             outcome = await self._writer.execute_write_fn(
                 lambda conn: apply_batch(conn, work, verified, run, self._config)
             )
         except SleepError as exc:
-            return await self._fail(work, run, str(exc), report)
+            await self._fail(work, run, str(exc), report)
+            return None
         except (StoreError, DatabaseError) as exc:  # the transaction rolled back whole
             log.warning("applying a sleep batch failed, left pending: %s", exc)
-            return await self._fail(work, run, f"apply failed: {exc}", report)
-        report.note_extractor(extractor)
+            await self._fail(work, run, f"apply failed: {exc}", report)
+            return None
+        report.note_outcome(run.extractor)
         report.add_batch(len(work.episode_ids), outcome)
-        return True
+        return work.last_episode_id
 
     async def _extract(
-        self, work: batches.Batch, llm: LLMClient
-    ) -> tuple[Extraction | None, int, float, str]:
-        """One LLM call per chunk of lines, each retried up to ``sleep_max_attempts``."""
+        self, work: batches.Batch, llm: LLMClient, holder: str, budget: int
+    ) -> tuple[Extraction, BatchRun]:
+        """One LLM call per chunk of lines, within ``budget`` requests; raises ``_TryFailed``."""
         tz = zone(self._config.timezone)
         merged = Extraction()
-        attempts, seconds, error = 0, 0.0, ""
+        before, seconds = llm.requests, 0.0
+
+        def spent() -> BatchRun:
+            return BatchRun(holder, LLM, llm.requests - before, seconds)
+
         for chunk in work.chunks(self._config.sleep_batch_lines):
             prompt = user_prompt([line.numbered(tz) for line in chunk])
-            for _ in range(self._config.sleep_max_attempts):
-                attempts += 1
-                try:
-                    answer = await llm.complete_json(SYSTEM_PROMPT, prompt, EXTRACTION_SCHEMA)
-                    seconds += answer.seconds
-                    part = parse_extraction(answer.text)
-                except ExtractionError as exc:
-                    error = str(exc)
-                    log.info("sleep extraction attempt %d failed: %s", attempts, exc)
-                    continue
-                merged.states += part.states
-                merged.events += part.events
-                merged.malformed += part.malformed
-                merged.user_name = part.user_name or merged.user_name
-                break
-            else:
-                return None, attempts, seconds, error
-        return merged, attempts, seconds, error
+            left = budget - (llm.requests - before)
+            if left <= 0:
+                raise _TryFailed(spent(), "the request budget ran out before the last chunk")
+            started = time.monotonic()
+            try:
+                answer = await llm.complete_json(
+                    SYSTEM_PROMPT, prompt, EXTRACTION_SCHEMA, max_requests=left
+                )
+                part = parse_extraction(answer.text)
+            except ExtractionError as exc:
+                seconds += time.monotonic() - started
+                raise _TryFailed(spent(), str(exc)) from exc
+            seconds += answer.seconds
+            merged.states += part.states
+            merged.events += part.events
+            merged.malformed += part.malformed
+            merged.user_name = part.user_name or merged.user_name
+        return merged, spent()
 
     async def verify(self, work: batches.Batch, extraction: Extraction) -> Verified:
         """What of ``extraction`` the batch's own lines bear out, named as the space names it."""
@@ -261,11 +354,35 @@ class Sleeper:
 
     async def _fail(
         self, work: batches.Batch, run: BatchRun, error: str, report: SleepReport
-    ) -> bool:
+    ) -> None:
         message = (
             f"space {work.space!r}: episodes {work.episode_ids[0]}..{work.last_episode_id} "
             f"left pending: {error}"
         )
         report.errors.append(message)
-        await self._writer.execute_write_fn(lambda conn: record_failure(conn, work, run, error))
-        return False
+        await self._record_failure(work, run, error)
+        return None
+
+
+class _TryFailed(Exception):
+    """An LLM try that gave no usable answer: what it cost, and why."""
+
+    def __init__(self, run: BatchRun, error: str) -> None:
+        super().__init__(error)
+        self.run = run
+        self.error = error
+
+
+class _Run:
+    """One ``sleep()``'s use of the LLM: given up after a batch spent its budget."""
+
+    def __init__(self, llm: LLMClient | None) -> None:
+        self.llm = llm
+        self.rules_outcome = RULES
+        self.last_error = ""
+        self.gave_up = ""
+
+    def give_up(self, why: str) -> None:
+        self.llm = None
+        self.rules_outcome = RULES_FALLBACK
+        self.gave_up = why

@@ -68,6 +68,7 @@ class LLMClient:
         self.model = model or config.model
         self._gate = gate
         self._mode = 0
+        self.requests = 0  # requests made that got an answer or an error
         api = config.sleep_upstream_api
         if api == "auto":
             api = "ollama" if urlparse(self._base).port == OLLAMA_PORT else "openai"
@@ -108,13 +109,25 @@ class LLMClient:
                 f"no model configured and {url} names none (status {response.status_code})"
             ) from exc
 
-    async def complete_json(self, system: str, user: str, schema: dict[str, Any]) -> LLMAnswer:
-        """One answer's text, asking for JSON that fits ``schema``; waits for chat to be idle."""
-        if self._gate is not None and self._config.sleep_yield_to_chat:
-            return await self._gate.run_when_idle(lambda: self._complete(system, user, schema))
-        return await self._complete(system, user, schema)
+    async def complete_json(
+        self, system: str, user: str, schema: dict[str, Any], *, max_requests: int | None = None
+    ) -> LLMAnswer:
+        """One answer's text, asking for JSON that fits ``schema``; waits for chat to be idle.
 
-    async def _complete(self, system: str, user: str, schema: dict[str, Any]) -> LLMAnswer:
+        Stepping down through the response formats makes one request each, at most
+        ``max_requests`` of them; ``requests`` counts every request that got an
+        answer or an error (a call abandoned for a chat is not counted).
+        """
+        limit = len(MODES) if max_requests is None else max(1, max_requests)
+        if self._gate is not None and self._config.sleep_yield_to_chat:
+            return await self._gate.run_when_idle(
+                lambda: self._complete(system, user, schema, limit)
+            )
+        return await self._complete(system, user, schema, limit)
+
+    async def _complete(
+        self, system: str, user: str, schema: dict[str, Any], limit: int
+    ) -> LLMAnswer:
         messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
         started = time.monotonic()
         if self.api == "ollama":
@@ -122,7 +135,8 @@ class LLMClient:
             text = _ollama_text(body)
             return LLMAnswer(text, time.monotonic() - started, "ollama_format")
         last_error = ""
-        for index in range(self._mode, len(MODES)):
+        end = min(len(MODES), self._mode + limit)
+        for index in range(self._mode, end):
             mode = MODES[index]
             payload: dict[str, Any] = {
                 "model": self.model or "default",
@@ -135,7 +149,7 @@ class LLMClient:
             if response_format is not None:
                 payload["response_format"] = response_format
             response = await self._post(f"{self._base}/chat/completions", payload)
-            if response.status_code in _REFUSALS and index + 1 < len(MODES):
+            if response.status_code in _REFUSALS and index + 1 < end:
                 last_error = f"{response.status_code} {response.text[:_ERROR_BODY_CHARS]}"
                 log.info("upstream refused %s (%s); stepping down", mode, last_error)
                 continue
@@ -150,13 +164,17 @@ class LLMClient:
 
     async def _post(self, url: str, payload: dict[str, Any]) -> httpx.Response:
         try:
-            return await self._http.post(
+            response = await self._http.post(
                 url, json=payload, timeout=self._timeout, headers=self._headers()
             )
         except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
+            self.requests += 1
             raise UpstreamUnavailableError(f"cannot reach {url}: {exc!r}") from exc
         except httpx.HTTPError as exc:
+            self.requests += 1
             raise ExtractionError(f"upstream call failed: {exc!r}") from exc
+        self.requests += 1
+        return response
 
     async def _post_ollama(
         self, messages: list[dict[str, str]], schema: dict[str, Any]

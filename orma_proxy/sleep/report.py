@@ -22,6 +22,7 @@ _SUMMED = (
     "states_ended",
     "events_added",
     "pending_episodes",
+    "tries_failed",
 )
 
 
@@ -66,6 +67,9 @@ class SleepReport:
     errors: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     extractors: list[str] = field(default_factory=list)
+    outcomes: dict[str, int] = field(default_factory=dict)  # applied batches by outcome
+    notes: list[str] = field(default_factory=list)  # fallbacks to the rules, and why
+    tries_failed: int = 0  # LLM tries that failed (each left its batch pending, then retried)
     llm_seconds: float = 0.0
     pending_episodes: int = 0
 
@@ -88,6 +92,11 @@ class SleepReport:
         if name not in self.extractors:
             self.extractors.append(name)
 
+    def note_outcome(self, outcome: str) -> None:
+        """One applied batch extracted as ``outcome`` (llm, rules, rules-fallback...)."""
+        self.note_extractor(outcome)
+        self.outcomes[outcome] = self.outcomes.get(outcome, 0) + 1
+
     def merge(self, other: SleepReport) -> None:
         """Add another space's report to this one."""
         for name in _SUMMED:
@@ -97,8 +106,11 @@ class SleepReport:
         self.rejected.extend(other.rejected)
         self.errors.extend(other.errors)
         self.skipped.extend(other.skipped)
+        self.notes.extend(other.notes)
         for name in other.extractors:
             self.note_extractor(name)
+        for outcome, count in other.outcomes.items():
+            self.outcomes[outcome] = self.outcomes.get(outcome, 0) + count
 
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -106,14 +118,19 @@ class SleepReport:
         return data
 
     def __str__(self) -> str:
+        how = ", ".join(f"{name} {self.outcomes.get(name, 0)}" for name in self.extractors)
+        if self.tries_failed:
+            how = f"{how}, " if how else ""
+            how += f"{self.tries_failed} LLM tries failed"
         lines = [
             f"sleep: {self.batches} batches, {self.episodes} episodes "
-            f"({', '.join(self.extractors) or 'nothing to do'}); "
+            f"({how or 'nothing to do'}); "
             f"states +{self.states_added} superseded {self.states_superseded} "
             f"rehearsed {self.states_rehearsed} ended {self.states_ended} "
             f"rejected {self.states_rejected}; events +{self.events_added}; "
             f"LLM {self.llm_seconds:.1f}s; {self.pending_episodes} episodes still pending"
         ]
+        lines += [f"  note: {n}" for n in self.notes]
         lines += [f"  rejected {r}" for r in self.rejected]
         lines += [f"  error: {e}" for e in self.errors]
         lines += [f"  skipped: {s}" for s in self.skipped]

@@ -4,9 +4,11 @@ The proxy's lifespan (and the MCP server) own one ``SleepScheduler``:
 ``start()`` when serving begins, ``close()`` when it ends. It wakes every
 ``sleep_poll_seconds`` (or at once on ``notify()``), finds the spaces that are
 due (``sleep_after_episodes`` pending, or ``sleep_idle_seconds`` quiet with
-anything pending) and consolidates them one at a time. A space whose batch
-failed waits ``sleep_retry_seconds`` before it is tried again. Pending work
-lives in the database, so episodes stored by another process are found too.
+anything pending) and consolidates them one at a time. A failed LLM try is
+retried within the run after its backoff (``retry``), down to the rules; a
+space whose batch could not be applied waits ``sleep_retry_seconds`` before it
+is tried again. Pending work lives in the database, so episodes stored by
+another process are found too.
 """
 
 from __future__ import annotations

@@ -11,8 +11,11 @@ from orma_proxy.store.audit import AuditRow, audit_rows, insert_audit
 from orma_proxy.store.backup import backup
 from orma_proxy.store.batches import (
     BatchRecord,
+    BatchTry,
     RejectedItem,
     SleepBatch,
+    batch_outcomes,
+    batch_tries,
     last_batch,
     record_batch,
     record_rejections,
@@ -138,6 +141,7 @@ __all__ = [
     "AuditRow",
     "Backlog",
     "BatchRecord",
+    "BatchTry",
     "BrokenReference",
     "Connection",
     "Counts",
@@ -169,6 +173,8 @@ __all__ = [
     "backlog",
     "backlogs",
     "backup",
+    "batch_outcomes",
+    "batch_tries",
     "broken_reference",
     "cited_sentence",
     "claim_lease",

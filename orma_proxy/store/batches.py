@@ -105,3 +105,42 @@ def record_rejections(
             for r in rejected
         ],
     )
+
+
+@dataclass(frozen=True)
+class BatchTry:
+    """One row of the batch log, as sleep's retry policy reads it."""
+
+    first_episode_id: int
+    last_episode_id: int
+    episodes: int
+    status: str  # 'applied' or 'failed'
+    attempts: int
+    finished_at: float
+
+
+def batch_tries(conn: Connection, space: str, since: float) -> list[BatchTry]:
+    """The batches of ``space`` tried (applied or failed) at or after ``since``, in order."""
+    rows = conn.execute(
+        "SELECT first_episode_id, last_episode_id, episodes, status, attempts, finished_at "
+        "FROM sleep_batches WHERE space = ? AND finished_at >= ? ORDER BY id",
+        (space, since),
+    ).fetchall()
+    return [
+        BatchTry(int(first), int(last), int(n), str(status), int(attempts), float(at))
+        for first, last, n, status, attempts, at in rows
+    ]
+
+
+def batch_outcomes(conn: Connection, space: str | None) -> dict[str, int]:
+    """Applied batches by how they were extracted, and failed tries as ``failed``.
+
+    Of ``space``, or of the whole database when None; the most frequent first.
+    """
+    where, args = ("WHERE space = ?", (space,)) if space is not None else ("", ())
+    rows = conn.execute(
+        "SELECT CASE status WHEN 'failed' THEN 'failed' ELSE extractor END AS outcome, "
+        f"count(*) FROM sleep_batches {where} GROUP BY outcome ORDER BY count(*) DESC, outcome",
+        args,
+    ).fetchall()
+    return {str(outcome): int(count) for outcome, count in rows}

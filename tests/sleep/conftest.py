@@ -22,7 +22,9 @@ def config(config: OrmaConfig) -> OrmaConfig:
 
 @pytest.fixture
 def sleep_config(config: OrmaConfig) -> OrmaConfig:
-    return config.model_copy(update={"upstream": BASE, "timezone": ZONE, "sleep_max_attempts": 2})
+    update = {"upstream": BASE, "timezone": ZONE, "sleep_max_attempts": 2}
+    update["sleep_backoff_seconds"] = 0  # failed tries are retried at once
+    return config.model_copy(update=update)
 
 
 @pytest.fixture

@@ -70,20 +70,18 @@ async def test_structured_output_degrades_from_json_schema_to_json_object_with_s
     assert llm.requests[1]["response_format"]["schema"]["required"] == ["states", "events"]
 
 
-async def test_malformed_answers_are_retried_then_the_batch_stays_pending_with_the_error(
+async def test_malformed_answers_are_retried_then_the_rules_consolidate_the_batch(
     smem: AsyncMemory, llm: ScriptedLLM, http: httpx.AsyncClient
 ) -> None:
     await smem.add("I live in Pune.", role="user", at=WED)
     llm.script = ["Sure! Here are the facts: home city Pune", '{"facts": ["Pune"]}']
     report = await sleep(smem, http)
     assert len(llm.requests) == 2  # sleep_max_attempts
-    assert report.batches == 0 and report.pending_episodes == 1
-    assert len(report.errors) == 1 and "left pending" in report.errors[0]
-    assert "neither 'states' nor 'events'" in report.errors[0]
-    assert await smem.facts() == []
-    llm.script = [answer(states=[{"line": 1, "attribute": "home_city", "value": "Pune"}])]
-    retry = await sleep(smem, http)
-    assert retry.batches == 1 and texts(await smem.facts()) == ["user · home city: Pune"]
+    assert report.tries_failed == 2 and report.errors == []
+    assert report.outcomes == {"rules-fallback": 1} and report.pending_episodes == 0
+    assert "neither 'states' nor 'events'" in report.notes[0]
+    assert texts(await smem.facts()) == ["user · home city: Pune"]
+    assert (await smem.stats()).sleep_batches == {"failed": 2, "rules-fallback": 1}
 
 
 async def test_bad_citations_and_ungrounded_values_are_rejected_with_reasons(
@@ -275,6 +273,7 @@ async def test_ollama_upstream_gets_the_native_api_with_a_format_schema(
 async def test_garbage_from_a_tiny_model_never_corrupts_the_store(
     smem: AsyncMemory, llm: ScriptedLLM, http: httpx.AsyncClient
 ) -> None:
+    smem.config.sleep_split_failing_batches = False
     await smem.add("I live in Pune.", role="user", at=WED)
     await smem.add("Okay.", role="assistant", at=WED)
     llm.script = [
