@@ -1,0 +1,523 @@
+"""Sleep quality: are the facts sleep stores right, and are the facts worth storing stored?
+
+``python -m bench.sleep [--modes rules,recorded] [--upstream URL [--model NAME]]
+[--cases PREFIX] [--show N] [--json PATH]``
+
+Each labelled conversation of ``bench/sleep_cases.py`` (68 of them, 5-20 turns)
+is recorded in a space of its own, one episode a turn, then consolidated by
+``AsyncMemory.sleep(space)`` with:
+
+- ``rules``: no LLM; the rule-based extractor proposes;
+- ``recorded``: the answers a 3B model gave, written once per conversation
+  (errors included), served by ``bench/sleep_llm.py`` on a loopback port;
+- ``upstream``: ``--upstream URL`` (any OpenAI-compatible server; ``--model``,
+  else its first model), e.g. SmolLM2 under llama-cpp-python.
+
+Everything else is the default configuration, except the timezone (the
+conversations' own, Asia/Kolkata) and ``sleep_backoff_seconds = 0`` (a broken
+answer is retried at once: the bench measures facts, not waiting).
+
+**Matching.** A stored state is *right* when one label of its conversation
+agrees on all of:
+
+- entity: the same name, case and a leading title (Mr., Dr., ...) aside
+  ("user" is the user, "user's mom" an unnamed relation);
+- attribute: the labels' core attributes (name, age, home_city, birthplace,
+  hometown, job_title, employer, diet, allergy, birthday, rule) each take a
+  list of synonyms (``city``, ``lives_in``... are ``home_city``; every
+  ``forbidden_*`` state is a ``rule``); when either side is a core attribute
+  both must be the same one, otherwise any attribute matches (``morning_drink``
+  or ``habit`` for black coffee: the value decides);
+- value: the *value key* is the set of content words (lowercase, a few
+  suffixes stripped, articles and prepositions dropped; negations kept). Keys
+  match when the stored one holds at least half the label's words (one at
+  least) and at most two words the label lacks: "34 years old" for "34",
+  "Celsius" for "temperatures in Celsius", not "vegan" for "vegetarian";
+- condition: both empty, or keys that match as values do;
+- status: active, or replaced/ended, as labelled.
+
+A stored event is right when its date label (``2026-10-17``, ``week of
+2026-10-12``, ``2026-09``, ``2025``, or "" undated) equals the label's and
+the two share at least half the words of the shorter (one at least).
+
+**Measures**, per mode, over all conversations: precision = right stored
+facts (states and events) / stored facts; recall = labels with a right stored
+fact / labels. Each wrong fact is counted once, first that applies: *junk*
+(it cites a turn marked as a question, request, guess, hypothetical or
+reported speech), *stale* (a label agrees on everything but the status),
+*wrong entity* (a label of someone else has its value, or its entity is
+nobody the labels name: neither a holder nor the value of a relation such as
+``sister``), *wrong date* (an event whose words match a label but not its
+date) and *other*. LLM seconds are the sleep reports' totals.
+Not part of pytest.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import math
+import re
+import sqlite3
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import date, datetime, timedelta
+from pathlib import Path
+from typing import Any, cast
+from zoneinfo import ZoneInfo
+
+from bench.sleep_cases import CASES, USER, Case, Fact, Happening
+from bench.sleep_llm import PREFIX, recorded_llm
+from orma_proxy import AsyncMemory, OrmaConfig
+from orma_proxy.embed.base import Embedder
+from orma_proxy.embed.models import load_embedder
+from orma_proxy.facts import State
+from orma_proxy.sleep.clock import Precision, ResolvedDate
+
+ZONE = "Asia/Kolkata"
+START = datetime(2026, 10, 21, 10, 0, tzinfo=ZoneInfo(ZONE))  # a Wednesday
+TURN_GAP = timedelta(minutes=1)
+MODES = ("rules", "recorded")
+DEFAULT_SHOW = 0
+
+CORE_ATTRIBUTES: dict[str, frozenset[str]] = {
+    name: frozenset(words.split())
+    for name, words in {
+        "name": "name first_name full_name nickname user_name",
+        "age": "age",
+        "home_city": "home_city city lives_in residence location current_city home "
+        "city_of_residence current_location living_in based_in lives",
+        "birthplace": "birthplace born_in place_of_birth birth_place birth_city",
+        "hometown": "hometown grew_up_in home_town childhood_city origin from",
+        "job_title": "job_title occupation job role profession title works_as position designation",
+        "employer": "employer company works_at workplace work organisation organization work_place",
+        "diet": "diet dietary_preference diet_type dietary_restriction eating_habit",
+        "allergy": "allergy allergies allergic_to food_allergy",
+        "birthday": "birthday date_of_birth dob birth_date",
+        "rule": "rule",
+    }.items()
+}
+_SYNONYM = {word: core for core, words in CORE_ATTRIBUTES.items() for word in words}
+_STOP = frozenset(
+    {
+        "a",
+        "an",
+        "the",
+        "my",
+        "your",
+        "his",
+        "her",
+        "their",
+        "our",
+        "its",
+        "to",
+        "of",
+        "in",
+        "on",
+        "at",
+        "for",
+        "with",
+        "and",
+        "or",
+        "is",
+        "are",
+        "was",
+        "be",
+        "i",
+        "me",
+        "it",
+        "by",
+        "from",
+        "about",
+        "as",
+        "that",
+        "this",
+        "over",
+    }
+)
+# Label attributes that name a person (or an animal): their values may hold facts too.
+_RELATIONS = frozenset(
+    {
+        "sister",
+        "brother",
+        "mother",
+        "mom",
+        "father",
+        "dad",
+        "wife",
+        "husband",
+        "partner",
+        "son",
+        "daughter",
+        "friend",
+        "boss",
+        "manager",
+        "colleague",
+        "cousin",
+        "roommate",
+        "neighbour",
+        "neighbor",
+        "teacher",
+        "doctor",
+        "pet",
+        "dog",
+        "cat",
+    }
+)
+_WORD = re.compile(r"[\w'-]+")
+_TITLE = re.compile(r"^(?:mr|mrs|ms|dr|prof)\.?\s+", re.I)
+_SUFFIXES = ("ing", "ion", "ed", "es", "s", "e")
+_MIN_STEM = 3
+_MAX_EXTRA_WORDS = 2
+
+
+def key(text: str) -> frozenset[str]:
+    """The content words of ``text``, lowercased and crudely stemmed."""
+    words = []
+    for raw in _WORD.findall(text.lower()):
+        word = raw.strip("'-").removesuffix("'s")
+        if not word or word in _STOP:
+            continue
+        for suffix in _SUFFIXES:
+            if word.endswith(suffix) and len(word) - len(suffix) >= _MIN_STEM:
+                word = word[: -len(suffix)]
+                break
+        words.append(word)
+    return frozenset(words)
+
+
+def values_match(label: str, stored: str) -> bool:
+    """At least half the label's words (one at least), and at most two words it hasn't."""
+    want, got = key(label), key(stored)
+    if not want or not got:
+        return want == got
+    shared = len(want & got)
+    return shared >= max(1, math.ceil(len(want) / 2)) and len(got - want) <= _MAX_EXTRA_WORDS
+
+
+def entity_key(name: str) -> str:
+    return _TITLE.sub("", name.strip()).lower().removesuffix("'s")
+
+
+def attribute_group(attribute: str, prohibited: bool = False) -> str | None:
+    """The core attribute ``attribute`` is a synonym of; None for any other."""
+    name = attribute.strip().lower().replace(" ", "_").replace("-", "_")
+    if prohibited or name.startswith("forbidden_"):
+        return "rule"
+    return _SYNONYM.get(name)
+
+
+def attributes_match(label: str, stored: str, prohibited: bool) -> bool:
+    want, got = attribute_group(label), attribute_group(stored, prohibited)
+    return want == got if (want or got) else True
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    date: str
+    what: str
+    quote: str
+
+    def text(self) -> str:
+        return f"{self.date or 'undated'}: {self.what}"
+
+
+def _same(label: Fact, s: State, *, entity: bool = True, status: bool = True) -> bool:
+    if entity and entity_key(label.entity) != entity_key(s.entity):
+        return False
+    if status and label.active != s.active:
+        return False
+    if not attributes_match(label.attribute, s.attribute, s.prohibited):
+        return False
+    if not values_match(label.value, s.value):
+        return False
+    if label.condition or s.condition:
+        return bool(label.condition and s.condition) and values_match(label.condition, s.condition)
+    return True
+
+
+def _event_same(label: Happening, e: StoredEvent, *, date: bool = True) -> bool:
+    if date and label.date != e.date:
+        return False
+    want, got = key(label.what), key(e.what)
+    return bool(want and got) and len(want & got) >= max(1, min(len(want), len(got)) / 2)
+
+
+@dataclass
+class Verdicts:
+    """How one conversation's stored facts compare with its labels."""
+
+    stored: int = 0
+    right: int = 0
+    labels: int = 0
+    found: int = 0
+    wrong: Counter[str] = field(default_factory=Counter)
+    examples: list[str] = field(default_factory=list)
+    missed: list[str] = field(default_factory=list)
+
+    def add(self, other: Verdicts) -> None:
+        self.stored += other.stored
+        self.right += other.right
+        self.labels += other.labels
+        self.found += other.found
+        self.wrong.update(other.wrong)
+        self.examples += other.examples
+        self.missed += other.missed
+
+
+def _state_text(s: State) -> str:
+    return s.text + ("" if s.active else " [closed]")
+
+
+def _state_verdict(
+    case: Case, s: State, people: set[str], junk: Sequence[str]
+) -> tuple[list[int], str]:
+    """The labels ``s`` is right for, or else the kind of its error."""
+    hits = [i for i, f in enumerate(case.states) if _same(f, s)]
+    if hits:
+        return hits, ""
+    if any(s.quote in t for t in junk):
+        return [], "junk"
+    if any(_same(f, s, status=False) for f in case.states):
+        return [], "stale"
+    if entity_key(s.entity) not in people or any(
+        entity_key(f.entity) != entity_key(s.entity) and values_match(f.value, s.value)
+        for f in case.states
+    ):
+        return [], "wrong entity"
+    return [], "other"
+
+
+def _event_verdict(case: Case, e: StoredEvent, junk: Sequence[str]) -> tuple[list[int], str]:
+    offset = len(case.states)
+    hits = [offset + i for i, h in enumerate(case.events) if _event_same(h, e)]
+    if hits:
+        return hits, ""
+    if any(e.quote in t for t in junk):
+        return [], "junk"
+    if any(_event_same(h, e, date=False) for h in case.events):
+        return [], "wrong date"
+    return [], "other"
+
+
+def judge(case: Case, states: Sequence[State], events: Sequence[StoredEvent]) -> Verdicts:
+    """Score one conversation (see the module's docstring for the rules)."""
+    junk = [t.text for t in case.turns if t.junk]
+    people = {entity_key(f.entity) for f in case.states} | {USER}
+    people |= {entity_key(f.value) for f in case.states if f.attribute in _RELATIONS}
+    verdict = Verdicts(stored=len(states) + len(events), labels=len(case.states) + len(case.events))
+    judged = [(_state_text(s), s.quote, _state_verdict(case, s, people, junk)) for s in states]
+    judged += [(e.text(), e.quote, _event_verdict(case, e, junk)) for e in events]
+    matched: set[int] = set()
+    for text, quote, (hits, kind) in judged:
+        if hits:
+            verdict.right += 1
+            matched.update(hits)
+        else:
+            verdict.wrong[kind] += 1
+            verdict.examples.append(f"{case.name}: {kind}: {text}  <- {quote!r}")
+    verdict.found = len(matched)
+    labels: list[Fact | Happening] = [*case.states, *case.events]
+    verdict.missed = [f"{case.name}: {labels[i]}" for i in range(len(labels)) if i not in matched]
+    return verdict
+
+
+def _date_label(day: str | None, precision: str | None) -> str:
+    if not day:
+        return ""
+    found = date.fromisoformat(day)
+    return ResolvedDate(found, cast(Precision, precision or "day"), "").label()
+
+
+def stored_events(path: Path, space: str) -> list[StoredEvent]:
+    """The events sleep stored for ``space``, read from the file (the SDK lists none)."""
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        rows = conn.execute(
+            "SELECT v.what, v.date, v.precision, t.text FROM events v "
+            "JOIN sentences t ON t.id = v.sentence_id WHERE v.space = ? ORDER BY v.id",
+            (space,),
+        ).fetchall()
+    finally:
+        conn.close()
+    return [StoredEvent(_date_label(day, p), str(w), str(q)) for w, day, p, q in rows]
+
+
+@dataclass
+class ModeResult:
+    mode: str
+    verdicts: Verdicts = field(default_factory=Verdicts)
+    by_topic: dict[str, Verdicts] = field(default_factory=dict)
+    llm_seconds: float = 0.0
+    outcomes: Counter[str] = field(default_factory=Counter)
+    tries_failed: int = 0
+    seconds: float = 0.0
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def precision(self) -> float:
+        v = self.verdicts
+        return v.right / v.stored if v.stored else 1.0
+
+    @property
+    def recall(self) -> float:
+        v = self.verdicts
+        return v.found / v.labels if v.labels else 1.0
+
+
+async def record(mem: AsyncMemory, case: Case) -> None:
+    for index, turn in enumerate(case.turns):
+        at = (START + index * TURN_GAP).isoformat()
+        await mem.add(turn.text, space=case.name, role=turn.role, at=at)
+
+
+async def run_mode(
+    mode: str,
+    cases: Sequence[Case],
+    embedder: Embedder,
+    upstream: str,
+    model: str | None,
+) -> ModeResult:
+    result = ModeResult(mode)
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix=f"bench-sleep-{mode}-") as tmp:
+        config = OrmaConfig(
+            home=Path(tmp),
+            db_path=Path(tmp) / "sleep.db",
+            upstream=upstream,
+            timezone=ZONE,
+            sleep_backoff_seconds=0,
+        )
+        async with AsyncMemory(config=config, embedder=embedder) as mem:
+            for case in cases:
+                await record(mem, case)
+                which = f"{PREFIX}{case.name}" if mode == "recorded" else model
+                report = await mem.sleep(case.name, model=which)
+                result.llm_seconds += report.llm_seconds
+                result.outcomes.update(report.outcomes)
+                result.tries_failed += report.tries_failed
+                result.errors += report.errors
+                states = await mem.facts(case.name, include_history=True)
+                verdict = judge(case, states, stored_events(mem.path, case.name))
+                result.verdicts.add(verdict)
+                result.by_topic.setdefault(case.topic, Verdicts()).add(verdict)
+    result.seconds = time.monotonic() - started
+    return result
+
+
+def _row(cells: Iterable[object], widths: Sequence[int]) -> str:
+    return "  ".join(str(c).rjust(w) if i else str(c).ljust(w) for i, (c, w) in
+                     enumerate(zip(cells, widths, strict=True)))  # fmt: skip
+
+
+def report(results: Sequence[ModeResult], show: int) -> str:
+    kinds = ("junk", "wrong entity", "stale", "wrong date", "other")
+    head = ["mode", "stored", "right", "precision", "labels", "found", "recall", *kinds,
+            "LLM s", "run s"]  # fmt: skip
+    widths = [9, 6, 5, 9, 6, 5, 6, 4, 12, 5, 10, 5, 7, 6]
+    lines = [_row(head, widths)]
+    for r in results:
+        v = r.verdicts
+        cells = [r.mode, v.stored, v.right, f"{r.precision:.3f}", v.labels, v.found,
+                 f"{r.recall:.3f}", *(v.wrong[k] for k in kinds), f"{r.llm_seconds:.1f}",
+                 f"{r.seconds:.0f}"]  # fmt: skip
+        lines.append(_row(cells, widths))
+    lines.append("")
+    for r in results:
+        outcomes = ", ".join(f"{k} {n}" for k, n in r.outcomes.most_common())
+        lines.append(f"{r.mode}: batches {outcomes or 'none'}; failed LLM tries {r.tries_failed}")
+        for e in r.errors:
+            lines.append(f"  error: {e}")
+    lines.append("")
+    topics = sorted({t for r in results for t in r.by_topic})
+    lines.append(_row(["topic", *(f"{r.mode} P/R" for r in results)], [14] + [15] * len(results)))
+    for topic in topics:
+        row: list[object] = [topic]
+        for r in results:
+            v = r.by_topic.get(topic, Verdicts())
+            p = v.right / v.stored if v.stored else 1.0
+            rec = v.found / v.labels if v.labels else 1.0
+            row.append(f"{p:.2f}/{rec:.2f}")
+        lines.append(_row(row, [14] + [15] * len(results)))
+    if show:
+        for r in results:
+            lines += ["", f"{r.mode}: wrong facts (first {show})"]
+            lines += [f"  {x}" for x in r.verdicts.examples[:show]]
+            lines += [f"{r.mode}: labels not found (first {show})"]
+            lines += [f"  {x}" for x in r.verdicts.missed[:show]]
+    return "\n".join(lines)
+
+
+def as_json(results: Sequence[ModeResult]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for r in results:
+        v = r.verdicts
+        out[r.mode] = {
+            "precision": round(r.precision, 4),
+            "recall": round(r.recall, 4),
+            "stored": v.stored,
+            "right": v.right,
+            "labels": v.labels,
+            "found": v.found,
+            "wrong": dict(v.wrong),
+            "llm_seconds": round(r.llm_seconds, 2),
+            "outcomes": dict(r.outcomes),
+            "tries_failed": r.tries_failed,
+            "by_topic": {t: asdict(x) | {"wrong": dict(x.wrong)} for t, x in r.by_topic.items()},
+            "wrong_facts": v.examples,
+            "missed": v.missed,
+        }
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.sleep", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument(
+        "--modes", default=",".join(MODES), help="rules, recorded (comma-separated)"
+    )
+    parser.add_argument("--upstream", default="", help="also consolidate with this server (/v1)")
+    parser.add_argument("--model", default=None, help="the --upstream model (default: its first)")
+    parser.add_argument("--cases", default="", help="only conversations whose name starts so")
+    parser.add_argument("--show", type=int, default=DEFAULT_SHOW, help="list wrong and missed")
+    parser.add_argument("--json", type=Path, default=None, help="write the results here")
+    args = parser.parse_args(argv)
+    cases = [c for c in CASES if c.name.startswith(args.cases)]
+    if not cases:
+        sys.exit(f"no conversation starts with {args.cases!r}")
+    modes = [m for m in args.modes.split(",") if m]
+    unknown = [m for m in modes if m not in MODES]
+    if unknown:
+        sys.exit(f"unknown modes {unknown}: use {', '.join(MODES)} (and --upstream)")
+    embedder = load_embedder(OrmaConfig())
+    answers = {c.name: list(c.answers) for c in cases}
+
+    async def run_all() -> list[ModeResult]:
+        results = []
+        for mode in modes:
+            if mode == "recorded":
+                with recorded_llm(answers) as url:
+                    results.append(await run_mode(mode, cases, embedder, url, None))
+            else:
+                results.append(await run_mode(mode, cases, embedder, "", None))
+        if args.upstream:
+            results.append(await run_mode("upstream", cases, embedder, args.upstream, args.model))
+        return results
+
+    labels = sum(len(c.states) + len(c.events) for c in cases)
+    turns = sum(len(c.turns) for c in cases)
+    print(f"{len(cases)} conversations, {turns} turns, {labels} labelled facts", flush=True)
+    results = asyncio.run(run_all())
+    print(report(results, args.show))
+    if args.json is not None:
+        args.json.write_text(json.dumps(as_json(results), indent=2, ensure_ascii=False))
+
+
+if __name__ == "__main__":
+    main()
