@@ -1,11 +1,14 @@
 """Whose fact is it? The holder of a state, decided from the cited line by code.
 
 Small models attribute "my sister Asha is allergic to nuts" to the user most
-of the time. The model's ``about`` is only a hint: the grammatical subject of
-the clause that carries the value decides. First person on the user's own
-line is the user; "my <relation> <Name> ..." is that person; she/he/they carry
-over (anuvṛtti) to the person last named before them, in this line or the
-lines just before it.
+of the time. The grammatical subject of the clause that carries the value
+decides: first person on the user's own line is the user; "my <relation>
+<Name> ..." is that person; she/he/they carry over (anuvṛtti) to the last
+*person* of their gender and number named before them, in this line or the
+lines just before it, never to a place or a thing (``persons``). The model's
+``about`` picks among the clauses and the people "they" stands for; an item
+that says the user where the line is about someone else is refused, not
+moved onto that person: the model misread the line.
 """
 
 from __future__ import annotations
@@ -15,7 +18,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from orma_proxy.facts import USER
+from orma_proxy.sleep import persons
 from orma_proxy.text.names import NOT_NAMES, clean_name, names_in
+from orma_proxy.text.stopwords import STOPWORDS
 
 _USER_WORDS = frozenset({"", USER, "i", "me", "myself", "the user"})
 
@@ -38,16 +43,30 @@ _RELATION_SUBJECT = re.compile(
 _COPULA = re.compile(r"^\s*(?:is|was|are|were|:|=)\s", re.I)
 _LABEL = re.compile(r"^[\w ]{1,40}:\s*")
 _FIRST_PERSON = re.compile(r"^(?:i|i'm|i've|i'd|i'll|im|me|my|mine|we|we're|our)\b", re.I)
+# "my parents" is first person, but the line is about them.
+_MY_RELATION = re.compile(
+    rf"\b(?:my|our)\s+(?:\w+\s+)?(?:{RELATIONS}|parents|kids|children|grandparents)\b", re.I
+)
 _FIRST_PERSON_ANYWHERE = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself)\b", re.I)
 _IMPERATIVE = re.compile(
     r"^(?:please\s+)?(?:never|don't|do not|dont|always|avoid|stop|no more|make sure)\b", re.I
 )
 _PRONOUN = re.compile(r"^(?:she|he|they|her|his|their|them|she's|he's|they're)\b", re.I)
-# A capitalised first word is a name only when a verb follows ("Asha lives", "Ravi moved").
+# A capitalised first word is a name only when a verb follows ("Asha lives", "Ravi moved")...
 _NAMED_SUBJECT = re.compile(
     r"^(?P<name>(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?[A-Z][\w'-]+)(?:'s\b|\s+(?:is|was|are|were|"
     r"has|had|does|did|will|can|\w+s|\w+ed)\b)"
 )
+# ...a verb of people, unless the lines before introduced the name as a person: "Mostly
+# weddings" and "Cute name" are no one.
+_PERSON_VERB = re.compile(
+    r"(?:'s\b|\s+(?:is|was|are|were|has|had|does|did|will|would|can|could|lives|lived|works|"
+    r"worked|moved|loves|loved|likes|liked|hates|hated|eats|drinks|teaches|taught|plays|wants|"
+    r"needs|got|gets|went|goes|became|started|studies|studied|runs|ran|owns|uses|prefers|"
+    r"said|says|thinks|knows|married|joined|left|quit)\b)"
+)
+_STEM = 5
+_MIN_WORD = 3
 _CLAUSE_SPLIT = re.compile(r"[,;:]\s*|\s+\b(?:and|but|while|whereas|because)\b\s+", re.I)
 
 
@@ -64,28 +83,42 @@ class Holder:
 
 
 def clauses_with(line: str, value: str) -> list[tuple[str, str]]:
-    """Each clause of ``line`` that holds ``value``, with the text before it."""
+    """Each clause of ``line`` that holds ``value``, with the text before it.
+
+    A value the line words otherwise ("history teacher" for "he teaches
+    history") is in the clauses sharing most of its words.
+    """
     lowered, needle = line.lower(), value.lower().strip()
     found: list[tuple[str, str]] = []
     at = lowered.find(needle) if needle else -1
     while at >= 0:
-        start = 0
-        for m in _CLAUSE_SPLIT.finditer(line):
-            if m.end() <= at:
-                start = m.end()
+        start = _clause_start(line, at)
         if (line[start:], line[:start]) not in found:
             found.append((line[start:], line[:start]))
         at = lowered.find(needle, at + 1)
-    return found or [(line, "")]
+    if found:
+        return found
+    starts = [0, *(m.end() for m in _CLAUSE_SPLIT.finditer(line))]
+    ends = [*starts[1:], len(line)]
+    shared = [len(_stems(value) & _stems(line[s:e])) for s, e in zip(starts, ends, strict=True)]
+    best = max(shared)
+    if not best:
+        return [(line, "")]
+    return [(line[s:], line[:s]) for s, n in zip(starts, shared, strict=True) if n == best]
 
 
-def _antecedent(before: str, preceding: Sequence[str]) -> str | None:
-    """The person last named before a pronoun: earlier in the line, then earlier lines."""
-    for text in (before, *reversed(preceding)):
-        names = names_in(text)
-        if names:
-            return names[-1]
-    return None
+def _clause_start(line: str, at: int) -> int:
+    start = 0
+    for m in _CLAUSE_SPLIT.finditer(line):
+        if m.end() <= at:
+            start = m.end()
+    return start
+
+
+def _stems(text: str) -> set[str]:
+    """Word stems, crudely: 'teacher' and 'teaches' share 'teach'."""
+    words = re.findall(r"[a-z]+", text.lower())
+    return {w[:_STEM] for w in words if len(w) >= _MIN_WORD and w not in STOPWORDS}
 
 
 def resolve_holder(
@@ -115,6 +148,9 @@ def resolve_holder(
     holder = next((h for h in holders if h.name.lower() == wanted), holders[0])
     if user_name and holder.name.lower() == user_name.lower():
         return Holder(USER, holder.how + " (the user's own name)")
+    if wanted == USER and not holder.is_user:
+        # The model read someone else's fact as the user's: it misread the line.
+        return f"about {holder.name} ({holder.how}), not the user"
     return holder
 
 
@@ -139,25 +175,46 @@ def _decide(
     if _IMPERATIVE.match(subject):
         return Holder(USER, "a rule the user sets")
     if _PRONOUN.match(subject):
-        person = _antecedent(before, preceding)
-        if person is None:
-            return f"'{subject.split()[0]}' refers to nobody named before it"
-        return Holder(person, f"'{subject.split()[0]}' carried to {person}")
+        return _carried(subject.split()[0], before, claimed, preceding)
     named = _NAMED_SUBJECT.match(subject)
     if (
         named
         and named["name"].split()[-1].lower() not in NOT_NAMES
         and named["name"].lower() not in value.lower()
+        and (_PERSON_VERB.match(subject, named.end("name")) or _a_person(named["name"], preceding))
     ):
         return Holder(clean_name(named["name"]), "named subject")
     return _fallback(line, value, claimed, preceding)
 
 
+def _a_person(name: str, preceding: Sequence[str]) -> bool:
+    """Whether the lines before introduce ``name`` as a person ('my roommate Kiri')."""
+    wanted = clean_name(name).lower()
+    return any(p.name.lower() == wanted for text in preceding for p in persons.people_in(text))
+
+
+def _carried(word: str, before: str, claimed: str, preceding: Sequence[str]) -> Holder | str:
+    """The person a pronoun subject stands for (anuvṛtti): never a place or a thing."""
+    person = persons.antecedent(word, before, preceding)
+    if person is None:
+        return f"'{word}' refers to nobody named before it"
+    how = f"'{word}' carried to {person.name}"
+    if person.kind != "group":
+        return Holder(person.name, how)
+    member = next((m for m in person.members if m.lower() == claimed.lower()), None)
+    if member is None:  # "they" are two people: the item must say which
+        return f"'{word}' is {person.name}, and the item names neither"
+    return Holder(member, how)
+
+
 def _fallback(line: str, value: str, claimed: str, preceding: Sequence[str]) -> Holder | str:
     """No clear subject ("Dentist: Dr. Rao"): believe the model only where the text agrees."""
     if claimed.lower() in _USER_WORDS:
-        others = [n for n in names_in(_LABEL.sub("", line)) if n.lower() not in value.lower()]
-        if _FIRST_PERSON_ANYWHERE.search(line) or not others:
+        # People, not capitalised words: "In Antwerp, near the zoo." names nobody.
+        before = [p for text in preceding for p in persons.people_in(text)]
+        mentioned = persons.people_in(_LABEL.sub("", line), before)
+        others = [p.name for p in mentioned if p.name.lower() not in value.lower()]
+        if _FIRST_PERSON_ANYWHERE.search(_MY_RELATION.sub(" ", line)) or not others:
             return Holder(USER, "the user's own line")
         return f"the line names {others[0]}, not the user"
     wanted = claimed.lower()
@@ -179,7 +236,11 @@ def resolve_people(
         if lowered in _USER_WORDS or (user_name and lowered == user_name.lower()):
             resolved: str | None = USER
         elif _PRONOUN.match(person):
-            resolved = _antecedent(line, preceding)
+            carried = persons.antecedent(person.split()[0], line, preceding)
+            if carried is not None and carried.kind == "group":
+                people += [m for m in carried.members if m not in people]
+                continue
+            resolved = carried.name if carried is not None else None
         else:
             texts = (line, *preceding)
             resolved = clean_name(person) if any(lowered in t.lower() for t in texts) else None

@@ -51,14 +51,17 @@ def test_a_line_without_a_date_has_no_phrase() -> None:
 @pytest.mark.parametrize(
     ("line", "value", "claimed", "preceding", "holder"),
     [
-        ("My sister Asha is allergic to nuts.", "nuts", "user", [], "Asha"),
+        ("My sister Asha is allergic to nuts.", "nuts", "Asha", [], "Asha"),
         ("I'm Sahil and I live in Pune.", "Pune", "Asha", [], "user"),
-        ("She works at Infosys.", "Infosys", "user", ["My sister Asha is a nurse."], "Asha"),
+        ("She works at Infosys.", "Infosys", "Asha", ["My sister Asha is a nurse."], "Asha"),
+        ("She works at Infosys.", "Infosys", "Mumbai", ["My sister Asha is a nurse."], "Asha"),
         ("My manager is Priya.", "Priya", "user", [], "user"),
-        ("my brother is allergic to cats", "cats", "user", [], "user's brother"),
-        ("Ravi moved to Chennai.", "Chennai", "user", [], "Ravi"),
+        ("my brother is allergic to cats", "cats", "brother", [], "user's brother"),
+        ("Ravi moved to Chennai.", "Chennai", "Ravi", [], "Ravi"),
         ("Never chain commands with semicolons.", "chain commands", "user", [], "user"),
         ("Sahil loves cricket.", "cricket", "user", [], "user"),
+        ("In Antwerp, near the zoo.", "Antwerp", "user", ["Where do you live?"], "user"),
+        ("Use rebase instead of merge.", "rebase instead of merge", "user", [], "user"),
     ],
 )
 def test_holder_is_decided_by_the_line_not_the_model(
@@ -68,8 +71,21 @@ def test_holder_is_decided_by_the_line_not_the_model(
     assert not isinstance(decided, str) and decided.name == holder
 
 
-def test_a_pronoun_with_nobody_before_it_is_refused() -> None:
-    assert isinstance(resolve_holder("He loves cricket.", "cricket", "user", []), str)
+@pytest.mark.parametrize(
+    ("line", "value", "preceding", "reason"),
+    [
+        ("My sister Asha is allergic to nuts.", "nuts", [], "about Asha"),
+        ("She works at Infosys.", "Infosys", ["My sister Asha is a nurse."], "about Asha"),
+        ("Ravi moved to Chennai.", "Chennai", [], "about Ravi"),
+        ("Indore is where my parents live.", "Indore", [], "names user's parents"),
+        ("He loves cricket.", "cricket", [], "'He' refers to nobody"),
+    ],
+)
+def test_an_item_saying_the_user_for_someone_elses_fact_is_refused_not_moved(
+    line: str, value: str, preceding: list[str], reason: str
+) -> None:
+    decided = resolve_holder(line, value, "user", preceding)
+    assert isinstance(decided, str) and reason in decided
 
 
 def test_conditional_frames_are_found_in_the_line() -> None:

@@ -118,16 +118,21 @@ async def test_a_sisters_fact_is_hers_and_she_carries_to_her(
     llm.script = [
         answer(
             states=[
-                {"line": 1, "about": "user", "attribute": "allergy", "value": "nuts"},
+                {"line": 1, "about": "Asha", "attribute": "allergy", "value": "nuts"},
+                {"line": 2, "about": "Delhi", "attribute": "home_city", "value": "Delhi"},
+                # The user's, says the model: it misread the line, so the item is refused.
                 {"line": 2, "about": "user", "attribute": "home_city", "value": "Delhi"},
             ]
         )
     ]
-    await sleep(smem, http)
+    report = await sleep(smem, http)
     facts = await smem.facts()
     assert texts(facts) == ["Asha · allergy: nuts", "Asha · home city: Delhi"]
     assert not [f for f in facts if f.entity == "user"]
     assert facts[0].quote == "My sister Asha is allergic to nuts."
+    assert [r.reason for r in report.rejected] == [
+        "about Asha ('She' carried to Asha), not the user"
+    ]
 
 
 async def test_date_phrases_resolve_against_when_the_line_was_said_not_the_models_arithmetic(
