@@ -3,7 +3,7 @@
 ``python -m bench.sleep [--modes rules,recorded] [--upstream URL [--model NAME]]
 [--cases PREFIX] [--show N] [--json PATH]``
 
-Each labelled conversation of ``bench/sleep_cases.py`` (68 of them, 5-20 turns)
+Each labelled conversation of ``bench/sleep_cases.py`` (73 of them, 5-20 turns)
 is recorded in a space of its own, one episode a turn, then consolidated by
 ``AsyncMemory.sleep(space)`` with:
 
@@ -11,7 +11,8 @@ is recorded in a space of its own, one episode a turn, then consolidated by
 - ``recorded``: the answers a 3B model gave, written once per conversation
   (errors included), served by ``bench/sleep_llm.py`` on a loopback port;
 - ``upstream``: ``--upstream URL`` (any OpenAI-compatible server; ``--model``,
-  else its first model), e.g. SmolLM2 under llama-cpp-python.
+  else its first model), e.g. SmolLM2-135M under llama-cpp-python (about 40
+  minutes on two cores: ``--modes ""`` runs it alone).
 
 Everything else is the default configuration, except the timezone (the
 conversations' own, Asia/Kolkata) and ``sleep_backoff_seconds = 0`` (a broken

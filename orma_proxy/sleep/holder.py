@@ -65,6 +65,8 @@ _PERSON_VERB = re.compile(
     r"needs|got|gets|went|goes|became|started|studies|studied|runs|ran|owns|uses|prefers|"
     r"said|says|thinks|knows|married|joined|left|quit)\b)"
 )
+# A clause that starts with its verb ("and avoids sugar") has the subject of the one before.
+_ELLIPSIS = re.compile(r"^[a-z]+(?:s|ed)\b(?<!\bis)(?<!\bwas)(?<!\bhas)")
 _STEM = 5
 _MIN_WORD = 3
 _CLAUSE_SPLIT = re.compile(r"[,;:]\s*|\s+\b(?:and|but|while|whereas|because)\b\s+", re.I)
@@ -184,6 +186,10 @@ def _decide(
         and (_PERSON_VERB.match(subject, named.end("name")) or _a_person(named["name"], preceding))
     ):
         return Holder(clean_name(named["name"]), "named subject")
+    if _ELLIPSIS.match(subject) and before.strip():
+        # "she walks every evening and avoids sugar": the clause shares the subject before it.
+        start = _clause_start(before, len(before.rstrip()))
+        return _decide(line, before[start:], before[:start], value, claimed, preceding)
     return _fallback(line, value, claimed, preceding)
 
 

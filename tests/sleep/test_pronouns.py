@@ -13,6 +13,7 @@ import pytest
 
 from orma_proxy import AsyncMemory, OrmaConfig
 from orma_proxy.embed.onnx import OnnxEmbedder
+from orma_proxy.sleep import SleepReport
 from orma_proxy.sleep.persons import antecedent, people_in
 from tests.helpers.bad_upstream import bad_upstream
 
@@ -64,6 +65,19 @@ def states(*items: dict[str, object]) -> str:
     return json.dumps({"states": list(items), "events": []})
 
 
+async def consolidate(
+    config: OrmaConfig, embedder: OnnxEmbedder, answer: str, *said: str
+) -> tuple[list[str], SleepReport]:
+    """``said`` by the user, slept on against a model answering ``answer``: facts, report."""
+    with bad_upstream(answer) as upstream:
+        update = {"upstream": upstream.url, "timezone": "Asia/Kolkata"}
+        async with AsyncMemory(config=config.model_copy(update=update), embedder=embedder) as mem:
+            for text in said:
+                await mem.add(text, role="user", at=WED)
+            report = await mem.sleep()
+            return [f.text for f in await mem.facts()], report
+
+
 async def test_the_seeds_sister_asha_is_allergic_not_mumbai(
     config: OrmaConfig, embedder: OnnxEmbedder
 ) -> None:
@@ -72,43 +86,55 @@ async def test_the_seeds_sister_asha_is_allergic_not_mumbai(
         {"line": 2, "about": "Asha", "attribute": "allergy", "value": "peanuts"},
         {"line": 2, "about": "user", "attribute": "allergy", "value": "peanuts"},
     )
-    with bad_upstream(answer) as upstream:
-        update = {"upstream": upstream.url, "timezone": "Asia/Kolkata"}
-        async with AsyncMemory(config=config.model_copy(update=update), embedder=embedder) as mem:
-            said = "My sister Asha moved to Mumbai last year. She is allergic to peanuts."
-            await mem.add(said, role="user", at=WED)
-            report = await mem.sleep()
-            assert [f.text for f in await mem.facts()] == [
-                "Asha · allergy: peanuts",
-                "Asha · home city: Mumbai",
-            ]
-            [refused] = report.rejected
-            assert refused.item["about"] == "user"
-            assert refused.reason == "about Asha ('She' carried to Asha), not the user"
+    said = "My sister Asha moved to Mumbai last year. She is allergic to peanuts."
+    facts, report = await consolidate(config, embedder, answer, said)
+    assert facts == ["Asha · allergy: peanuts", "Asha · home city: Mumbai"]
+    [refused] = report.rejected
+    assert refused.item["about"] == "user"
+    assert refused.reason == "about Asha ('She' carried to Asha), not the user"
 
 
-async def test_he_after_a_sister_and_her_husband_is_the_husband(
-    config: OrmaConfig, embedder: OnnxEmbedder
-) -> None:
-    answer = states(
+HUSBAND = (
+    states(
         {"line": 2, "about": "Leela", "attribute": "home_city", "value": "Chennai"},
         {"line": 2, "about": "Arjun", "attribute": "home_city", "value": "Chennai"},
         {"line": 3, "about": "Leela", "attribute": "job_title", "value": "cardiologist"},
         {"line": 3, "about": "Leela", "attribute": "job_title", "value": "history teacher"},
-    )
-    with bad_upstream(answer) as upstream:
-        update = {"upstream": upstream.url, "timezone": "Asia/Kolkata"}
-        async with AsyncMemory(config=config.model_copy(update=update), embedder=embedder) as mem:
-            for said in (
-                "My sister Leela and her husband Arjun visited last weekend.",
-                "They live in Chennai.",
-                "Leela is a cardiologist and he teaches history.",
-            ):
-                await mem.add(said, role="user", at=WED)
-            await mem.sleep()
-            assert [f.text for f in await mem.facts()] == [
-                "Arjun · home city: Chennai",
-                "Arjun · job title: history teacher",
-                "Leela · home city: Chennai",
-                "Leela · job title: cardiologist",
-            ]
+    ),
+    [
+        "My sister Leela and her husband Arjun visited last weekend.",
+        "They live in Chennai.",
+        "Leela is a cardiologist and he teaches history.",
+    ],
+    [
+        "Arjun · home city: Chennai",
+        "Arjun · job title: history teacher",
+        "Leela · home city: Chennai",
+        "Leela · job title: cardiologist",
+    ],
+    [],
+)
+# "she walks every evening and avoids sugar": the second clause has the first one's subject.
+ELLIPSIS = (
+    states(
+        {"line": 2, "about": "mom", "attribute": "exercise", "value": "walks every evening"},
+        {"line": 2, "about": "user", "attribute": "diet", "value": "avoids sugar"},
+    ),
+    ["My mom has type 2 diabetes.", "Yes, she walks every evening and avoids sugar."],
+    ["user's mom · exercise: walks every evening"],
+    ["about user's mom ('she' carried to user's mom), not the user"],
+)
+
+
+@pytest.mark.parametrize(("answer", "said", "facts", "refused"), [HUSBAND, ELLIPSIS])
+async def test_whose_fact_a_line_states(
+    config: OrmaConfig,
+    embedder: OnnxEmbedder,
+    answer: str,
+    said: list[str],
+    facts: list[str],
+    refused: list[str],
+) -> None:
+    stored, report = await consolidate(config, embedder, answer, *said)
+    assert stored == facts
+    assert [r.reason for r in report.rejected] == refused
