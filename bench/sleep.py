@@ -60,7 +60,6 @@ import asyncio
 import json
 import math
 import re
-import sqlite3
 import sys
 import tempfile
 import time
@@ -71,6 +70,8 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any, cast
 from zoneinfo import ZoneInfo
+
+import sqlean
 
 from bench.sleep_cases import CASES, USER, Case, Fact, Happening
 from bench.sleep_llm import PREFIX, recorded_llm
@@ -336,8 +337,13 @@ def _date_label(day: str | None, precision: str | None) -> str:
 
 
 def stored_events(path: Path, space: str) -> list[StoredEvent]:
-    """The events sleep stored for ``space``, read from the file (the SDK lists none)."""
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    """The events sleep stored for ``space``, read from the file (the SDK lists none).
+
+    Through ``sqlean``, the SQLite Orma's own connections use: a second SQLite
+    library in the process would not see their locks, and closing its
+    connection could reset the WAL index under them (a bus error).
+    """
+    conn = sqlean.connect(f"file:{path}?mode=ro", uri=True)
     try:
         rows = conn.execute(
             "SELECT v.what, v.date, v.precision, t.text FROM events v "
