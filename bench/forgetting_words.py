@@ -1,0 +1,106 @@
+"""The people, places and values ``bench.forgetting`` draws its cases from: all its own."""
+
+from __future__ import annotations
+
+FIRST = [
+    "Tanvi",
+    "Odile",
+    "Rustam",
+    "Ingrid",
+    "Kofi",
+    "Lucia",
+    "Haruto",
+    "Priyanka",
+    "Mateus",
+    "Yara",
+    "Oskar",
+    "Nandini",
+    "Femi",
+    "Sunita",
+    "Dmitri",
+    "Leilani",
+    "Aurelio",
+    "Chidi",
+    "Marisol",
+    "Bodhi",
+    "Siddharth",
+    "Keziah",
+    "Tomasz",
+    "Anouk",
+    "Ravindra",
+    "Solveig",
+    "Emeka",
+    "Paloma",
+    "Vikram",
+    "Mireille",
+]
+LAST = [
+    "Varghese",
+    "Lindqvist",
+    "Okafor",
+    "Moreau",
+    "Tanaka",
+    "Castillo",
+    "Reddy",
+    "Novak",
+    "Achebe",
+    "Fontaine",
+]
+CITIES = [
+    "Kochi",
+    "Lisbon",
+    "Tromso",
+    "Nagpur",
+    "Valparaiso",
+    "Hobart",
+    "Leipzig",
+    "Mysore",
+    "Cusco",
+    "Tampere",
+    "Gdansk",
+    "Kyoto",
+    "Mombasa",
+    "Porto",
+    "Bergen",
+    "Indore",
+    "Trieste",
+    "Jaipur",
+    "Quito",
+    "Aarhus",
+]
+COMPANIES = [
+    "Brightwave",
+    "Quillmark",
+    "Tessellate",
+    "Orchardline",
+    "Palisade",
+    "Kestrel",
+    "Lumora",
+    "Driftwood",
+    "Hexfield",
+    "Copperleaf",
+    "Zenbridge",
+    "Marrowby",
+    "Talisker",
+    "Pinegrove",
+    "Solvik",
+    "Ardent",
+]
+STREETS = [
+    "Elm",
+    "Birch",
+    "Cedar",
+    "Willow",
+    "Juniper",
+    "Alder",
+    "Maple",
+    "Rowan",
+    "Hazel",
+    "Linden",
+]
+DRINKS = ("black coffee", "green tea", "masala chai", "oat milk lattes", "jasmine tea")
+FOODS = ("sushi", "dosa", "ramen", "falafel", "paneer tikka", "pierogi")
+HOBBIES = ("bouldering", "watercolour painting", "chess", "birdwatching", "sourdough baking")
+CONDITIONS = ("type 2 diabetes", "asthma", "a heart murmur", "hypothyroidism")
+PETS = ("cat", "dog", "parrot", "rabbit")
+LOOKALIKES = {"cat": "category", "dog": "dogma", "hen": "henceforth", "rat": "ratio"}
