@@ -58,282 +58,31 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import math
-import re
 import sys
 import tempfile
 import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 from zoneinfo import ZoneInfo
 
 import sqlean
 
-from bench.sleep_cases import CASES, USER, Case, Fact, Happening
+from bench.sleep_cases import CASES, Case
 from bench.sleep_llm import PREFIX, recorded_llm
+from bench.sleep_match import StoredEvent, Verdicts, date_label, judge
 from orma_proxy import AsyncMemory, OrmaConfig
 from orma_proxy.embed.base import Embedder
 from orma_proxy.embed.models import load_embedder
-from orma_proxy.facts import State
-from orma_proxy.sleep.clock import Precision, ResolvedDate
 
 ZONE = "Asia/Kolkata"
 START = datetime(2026, 10, 21, 10, 0, tzinfo=ZoneInfo(ZONE))  # a Wednesday
 TURN_GAP = timedelta(minutes=1)
 MODES = ("rules", "recorded")
 DEFAULT_SHOW = 0
-
-CORE_ATTRIBUTES: dict[str, frozenset[str]] = {
-    name: frozenset(words.split())
-    for name, words in {
-        "name": "name first_name full_name nickname user_name",
-        "age": "age",
-        "home_city": "home_city city lives_in residence location current_city home "
-        "city_of_residence current_location living_in based_in lives",
-        "birthplace": "birthplace born_in place_of_birth birth_place birth_city",
-        "hometown": "hometown grew_up_in home_town childhood_city origin from",
-        "job_title": "job_title occupation job role profession title works_as position designation",
-        "employer": "employer company works_at workplace work organisation organization work_place",
-        "diet": "diet dietary_preference diet_type dietary_restriction eating_habit",
-        "allergy": "allergy allergies allergic_to food_allergy",
-        "birthday": "birthday date_of_birth dob birth_date",
-        "rule": "rule",
-    }.items()
-}
-_SYNONYM = {word: core for core, words in CORE_ATTRIBUTES.items() for word in words}
-_STOP = frozenset(
-    {
-        "a",
-        "an",
-        "the",
-        "my",
-        "your",
-        "his",
-        "her",
-        "their",
-        "our",
-        "its",
-        "to",
-        "of",
-        "in",
-        "on",
-        "at",
-        "for",
-        "with",
-        "and",
-        "or",
-        "is",
-        "are",
-        "was",
-        "be",
-        "i",
-        "me",
-        "it",
-        "by",
-        "from",
-        "about",
-        "as",
-        "that",
-        "this",
-        "over",
-    }
-)
-# Label attributes that name a person (or an animal): their values may hold facts too.
-_RELATIONS = frozenset(
-    {
-        "sister",
-        "brother",
-        "mother",
-        "mom",
-        "father",
-        "dad",
-        "wife",
-        "husband",
-        "partner",
-        "son",
-        "daughter",
-        "friend",
-        "boss",
-        "manager",
-        "colleague",
-        "cousin",
-        "roommate",
-        "neighbour",
-        "neighbor",
-        "teacher",
-        "doctor",
-        "pet",
-        "dog",
-        "cat",
-    }
-)
-_WORD = re.compile(r"[\w'-]+")
-_TITLE = re.compile(r"^(?:mr|mrs|ms|dr|prof)\.?\s+", re.I)
-_SUFFIXES = ("ing", "ion", "ed", "es", "s", "e")
-_MIN_STEM = 3
-_MAX_EXTRA_WORDS = 2
-
-
-def key(text: str) -> frozenset[str]:
-    """The content words of ``text``, lowercased and crudely stemmed."""
-    words = []
-    for raw in _WORD.findall(text.lower()):
-        word = raw.strip("'-").removesuffix("'s")
-        if not word or word in _STOP:
-            continue
-        for suffix in _SUFFIXES:
-            if word.endswith(suffix) and len(word) - len(suffix) >= _MIN_STEM:
-                word = word[: -len(suffix)]
-                break
-        words.append(word)
-    return frozenset(words)
-
-
-def values_match(label: str, stored: str) -> bool:
-    """At least half the label's words (one at least), and at most two words it hasn't."""
-    want, got = key(label), key(stored)
-    if not want or not got:
-        return want == got
-    shared = len(want & got)
-    return shared >= max(1, math.ceil(len(want) / 2)) and len(got - want) <= _MAX_EXTRA_WORDS
-
-
-def entity_key(name: str) -> str:
-    return _TITLE.sub("", name.strip()).lower().removesuffix("'s")
-
-
-def attribute_group(attribute: str, prohibited: bool = False) -> str | None:
-    """The core attribute ``attribute`` is a synonym of; None for any other."""
-    name = attribute.strip().lower().replace(" ", "_").replace("-", "_")
-    if prohibited or name.startswith("forbidden_"):
-        return "rule"
-    return _SYNONYM.get(name)
-
-
-def attributes_match(label: str, stored: str, prohibited: bool) -> bool:
-    want, got = attribute_group(label), attribute_group(stored, prohibited)
-    return want == got if (want or got) else True
-
-
-@dataclass(frozen=True)
-class StoredEvent:
-    date: str
-    what: str
-    quote: str
-
-    def text(self) -> str:
-        return f"{self.date or 'undated'}: {self.what}"
-
-
-def _same(label: Fact, s: State, *, entity: bool = True, status: bool = True) -> bool:
-    if entity and entity_key(label.entity) != entity_key(s.entity):
-        return False
-    if status and label.active != s.active:
-        return False
-    if not attributes_match(label.attribute, s.attribute, s.prohibited):
-        return False
-    if not values_match(label.value, s.value):
-        return False
-    if label.condition or s.condition:
-        return bool(label.condition and s.condition) and values_match(label.condition, s.condition)
-    return True
-
-
-def _event_same(label: Happening, e: StoredEvent, *, date: bool = True) -> bool:
-    if date and label.date != e.date:
-        return False
-    want, got = key(label.what), key(e.what)
-    return bool(want and got) and len(want & got) >= max(1, min(len(want), len(got)) / 2)
-
-
-@dataclass
-class Verdicts:
-    """How one conversation's stored facts compare with its labels."""
-
-    stored: int = 0
-    right: int = 0
-    labels: int = 0
-    found: int = 0
-    wrong: Counter[str] = field(default_factory=Counter)
-    examples: list[str] = field(default_factory=list)
-    missed: list[str] = field(default_factory=list)
-
-    def add(self, other: Verdicts) -> None:
-        self.stored += other.stored
-        self.right += other.right
-        self.labels += other.labels
-        self.found += other.found
-        self.wrong.update(other.wrong)
-        self.examples += other.examples
-        self.missed += other.missed
-
-
-def _state_text(s: State) -> str:
-    return s.text + ("" if s.active else " [closed]")
-
-
-def _state_verdict(
-    case: Case, s: State, people: set[str], junk: Sequence[str]
-) -> tuple[list[int], str]:
-    """The labels ``s`` is right for, or else the kind of its error."""
-    hits = [i for i, f in enumerate(case.states) if _same(f, s)]
-    if hits:
-        return hits, ""
-    if any(s.quote in t for t in junk):
-        return [], "junk"
-    if any(_same(f, s, status=False) for f in case.states):
-        return [], "stale"
-    if entity_key(s.entity) not in people or any(
-        entity_key(f.entity) != entity_key(s.entity) and values_match(f.value, s.value)
-        for f in case.states
-    ):
-        return [], "wrong entity"
-    return [], "other"
-
-
-def _event_verdict(case: Case, e: StoredEvent, junk: Sequence[str]) -> tuple[list[int], str]:
-    offset = len(case.states)
-    hits = [offset + i for i, h in enumerate(case.events) if _event_same(h, e)]
-    if hits:
-        return hits, ""
-    if any(e.quote in t for t in junk):
-        return [], "junk"
-    if any(_event_same(h, e, date=False) for h in case.events):
-        return [], "wrong date"
-    return [], "other"
-
-
-def judge(case: Case, states: Sequence[State], events: Sequence[StoredEvent]) -> Verdicts:
-    """Score one conversation (see the module's docstring for the rules)."""
-    junk = [t.text for t in case.turns if t.junk]
-    people = {entity_key(f.entity) for f in case.states} | {USER}
-    people |= {entity_key(f.value) for f in case.states if f.attribute in _RELATIONS}
-    verdict = Verdicts(stored=len(states) + len(events), labels=len(case.states) + len(case.events))
-    judged = [(_state_text(s), s.quote, _state_verdict(case, s, people, junk)) for s in states]
-    judged += [(e.text(), e.quote, _event_verdict(case, e, junk)) for e in events]
-    matched: set[int] = set()
-    for text, quote, (hits, kind) in judged:
-        if hits:
-            verdict.right += 1
-            matched.update(hits)
-        else:
-            verdict.wrong[kind] += 1
-            verdict.examples.append(f"{case.name}: {kind}: {text}  <- {quote!r}")
-    verdict.found = len(matched)
-    labels: list[Fact | Happening] = [*case.states, *case.events]
-    verdict.missed = [f"{case.name}: {labels[i]}" for i in range(len(labels)) if i not in matched]
-    return verdict
-
-
-def _date_label(day: str | None, precision: str | None) -> str:
-    if not day:
-        return ""
-    found = date.fromisoformat(day)
-    return ResolvedDate(found, cast(Precision, precision or "day"), "").label()
 
 
 def stored_events(path: Path, space: str) -> list[StoredEvent]:
@@ -352,7 +101,7 @@ def stored_events(path: Path, space: str) -> list[StoredEvent]:
         ).fetchall()
     finally:
         conn.close()
-    return [StoredEvent(_date_label(day, p), str(w), str(q)) for w, day, p, q in rows]
+    return [StoredEvent(date_label(day, p), str(w), str(q)) for w, day, p, q in rows]
 
 
 @dataclass
