@@ -7,7 +7,7 @@ value anywhere is a ``ConfigError`` naming where it came from. The origin of
 every value is kept so ``orma config`` can say why a value is what it is.
 
 The model is a parameter (``OrmaConfig.load`` passes itself): this module
-knows where values come from, ``config.py`` what they are, and only the
+knows where values come from, ``config/`` what they are, and only the
 config module imports the other.
 """
 
