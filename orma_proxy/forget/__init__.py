@@ -6,7 +6,7 @@ re-asks an ambiguous one about a single person.
 """
 
 from orma_proxy.forget.audit import read_audit
-from orma_proxy.forget.describe import naming
+from orma_proxy.forget.describe import describe, naming
 from orma_proxy.forget.purge import purge
 from orma_proxy.forget.release import release, unrelease
 from orma_proxy.forget.results import Affected, AuditEntry, ForgetResult, Operation
@@ -19,6 +19,7 @@ __all__ = [
     "ForgetResult",
     "Operation",
     "add_unless_purged",
+    "describe",
     "naming",
     "purge",
     "read_audit",

@@ -130,6 +130,13 @@ class Description:
         return Subject(self.names[0] if self.names else USER, self.groups)
 
     @property
+    def topic(self) -> bool:
+        """Only words, no person, kind or identifier ("politics"): meaning may widen it."""
+        return bool(self.values) and not (
+            self.names or self.user or self.groups or self.identifiers
+        )
+
+    @property
     def empty(self) -> bool:
         named = self.identifiers or self.names or self.user or self.groups
         return not (named or self.values or self.phrases)

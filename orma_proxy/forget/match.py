@@ -147,7 +147,7 @@ def topic(
     scope = resolve(conn, space, query)
     d = scope.description
     sentences = scope.sentence_ids
-    if vector is not None and d.values and not (d.names or d.user or d.groups or d.identifiers):
+    if vector is not None and d.topic:
         near = on_topic(conn, space, [], vector, threshold=threshold, limit=max_items)
         sentences = sorted({*sentences, *near})
     whole = [i for i in sentences if i not in scope.cuts]

@@ -1,8 +1,8 @@
 """Forgetting on request: correct a fact, stop recalling a topic, erase for good, and the audit.
 
 ``AsyncMemory``'s side of ``orma_proxy.forget``: each method checks its
-arguments, settles what must be settled first (vectors before a release is
-judged by meaning, recall's log before a purge), runs the operation and wakes
+arguments, settles what must be settled first (vectors before a bare topic
+is released by meaning, recall's log before a purge), runs the operation and wakes
 the indexer when it stored a line.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from orma_proxy.errors import InputError
-from orma_proxy.forget import AuditEntry, ForgetResult
+from orma_proxy.forget import AuditEntry, ForgetResult, describe
 from orma_proxy.forget.audit import read_audit
 from orma_proxy.forget.purge import purge
 from orma_proxy.forget.release import release, unrelease
@@ -48,9 +48,10 @@ class Forgetting(Lifecycle):
         max_items: int | None = None,
         dry_run: bool = False,
     ) -> ForgetResult:
-        """Stop recalling a topic: what is near ``query`` in meaning or holds all its words.
+        """Stop recalling what ``query`` describes (``forget/resolve.py``).
 
-        Nothing is deleted; ``unrelease(result.release_id)`` brings it all back.
+        A bare topic also takes what is near it in meaning. Nothing is deleted;
+        ``unrelease(result.release_id)`` brings it all back.
         """
         db = self._opened()
         query, space = check_text(query, "query"), check_space(space)
@@ -58,8 +59,10 @@ class Forgetting(Lifecycle):
         max_items = self.config.release_max_items if max_items is None else max_items
         if not -1.0 <= threshold <= 1.0 or max_items < 1:
             raise InputError("threshold must lie in [-1, 1] and max_items be at least 1")
-        await self.flush()  # a sentence without its vector could not be judged by meaning
-        vector = await self.embed_query(query[: self.config.max_query_chars])
+        vector = None
+        if describe(query).topic:  # only a bare topic is also judged by meaning
+            await self.flush()  # a sentence without its vector could not be
+            vector = await self.embed_query(query[: self.config.max_query_chars])
         return await release(
             db, query, vector, space, threshold=threshold, max_items=max_items, dry_run=dry_run
         )
