@@ -35,20 +35,23 @@ def shown_labels(page: Page) -> list[dict[str, Any]]:
     return found
 
 
-def settled_labels(page: Page, tries: int = 40) -> list[dict[str, Any]]:
-    """The labels once two looks half a second apart agree: the layout has stopped moving.
+def settled(page: Page, path: Path, tries: int = 40) -> tuple[list[dict[str, Any]], Path]:
+    """The labels and a screenshot once two looks half a second apart agree.
 
-    Under load the force layout keeps settling after the graph is ready, and a label
-    read mid-move can sit where a panel hides it a moment later.
+    The layout keeps settling after the graph is ready, and a page nobody looks at
+    may draw no frame: each look takes a screenshot, which draws one, so the labels
+    read are the ones placed against the panels as they are now.
     """
+    shot = page.screenshot(path)
     labels = shown_labels(page)
     for _ in range(tries):
         time.sleep(0.5)
+        shot = page.screenshot(path)
         again = shown_labels(page)
         if again == labels:
-            return again
+            break
         labels = again
-    return labels
+    return labels, shot
 
 
 def panel_boxes(page: Page) -> list[tuple[float, float, float, float]]:
@@ -108,8 +111,7 @@ def test_orma_viz_root_fills_the_view_and_names_entities_and_rules(
             down = (max(ys) - min(ys)) / canvas["height"]
             assert max(across, down) >= 0.65 and across * down >= 0.22, (across, down)
 
-            labels = settled_labels(page)
-            shot = page.screenshot(tmp_path / "viz-root.png")  # the layout has settled
+            labels, shot = settled(page, tmp_path / "viz-root.png")
             keep(shot)
             texts = {label["text"] for label in labels}
             assert RULE in texts, texts  # rules are named first

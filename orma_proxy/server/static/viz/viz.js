@@ -218,7 +218,11 @@
       box: el("div", { class: `label ${n.kind}` }, n.label),
     }));
     $("labels").replaceChildren(...view.labels.map((l) => l.box));
-    for (const l of view.labels) Object.assign(l, { w: l.box.offsetWidth, h: l.box.offsetHeight });
+    // Fractional sizes: offsetHeight rounds 17.4 px down, and a name would overlap a panel by that.
+    for (const l of view.labels) {
+      const { width, height } = l.box.getBoundingClientRect();
+      Object.assign(l, { w: width, h: height });
+    }
   }
 
   // Every frame: each name just under its sphere, or over it if a panel or a name placed
