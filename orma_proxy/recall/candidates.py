@@ -50,7 +50,6 @@ from orma_proxy.facts import (
 )
 from orma_proxy.recall.access import ItemKey
 from orma_proxy.recall.chatter import Said, needs_statements, screen, words_of
-from orma_proxy.recall.core import pending_core
 from orma_proxy.recall.floor import QueryFloor
 from orma_proxy.recall.search import EmbedQuery, Passage, hybrid_search
 from orma_proxy.recall.states import query_terms
@@ -90,7 +89,6 @@ class Pool:
     rules: list[State]
     citing: dict[int, set[ItemKey]] = field(default_factory=dict)
     closed: dict[int, Successor] = field(default_factory=dict)
-    core: frozenset[ItemKey] = frozenset()  # the user's core lines sleep has not read yet
 
     def forbidden(self) -> list[tuple[str, str]]:
         """Each rule's value with what it says to do instead ("" when nothing)."""
@@ -221,13 +219,7 @@ def _with_states(
             # Old news about a slot the query found: what holds the slot now answers it.
             head.relevance = max(head.relevance, found.get(successor.sentence_id, 0.0))
     _history_as_passages(conn, space, history, items)
-    core: set[ItemKey] = set()
-    if config.recall_relevant_states:
-        for passage in pending_core(conn, space, config.recall_core_facts):
-            key: ItemKey = ("passage", passage.sentence_id)
-            items.setdefault(key, _passage_candidate(passage, 0.0))
-            core.add(key)
-    return Pool(items, rules, citing, closed, frozenset(core))
+    return Pool(items, rules, citing, closed)
 
 
 def _history_as_passages(

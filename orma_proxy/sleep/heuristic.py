@@ -110,12 +110,3 @@ def extract_by_rules(batch: Batch) -> Extraction:
         result.user_name = names[-1].value
         result.states = [s for s in result.states if s.attribute != "name"]
     return result
-
-
-def rule_attributes(text: str) -> list[str]:
-    """The attributes the rules find stated in ``text`` ("I live in Pune." -> home_city).
-
-    What recall previews before sleep has run: which of the user's lines state a
-    core fact (``recall/core.py``).
-    """
-    return [raw.attribute for raw in _matches(Line(0, 0, 0, "user", text, 0.0))]

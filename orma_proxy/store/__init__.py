@@ -71,7 +71,6 @@ from orma_proxy.store.passages import (
     pair_passages,
     speakers_among,
 )
-from orma_proxy.store.pending import latest_unconsolidated
 from orma_proxy.store.releases import (
     Release,
     insert_release,
@@ -212,7 +211,6 @@ __all__ = [
     "int_column",
     "keyword_passages",
     "last_batch",
-    "latest_unconsolidated",
     "lease_of",
     "mark_sentences_released",
     "mark_superseded",
