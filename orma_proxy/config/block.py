@@ -40,6 +40,23 @@ class BlockSettings(BaseModel):
         "user's core facts (recall_core_facts) and forbidden rules. Off = every one of "
         "the user's states, whatever the query.",
     )
+    recall_topic_share: float | None = Field(
+        0.5,
+        ge=0,
+        le=1,
+        description="With recall_relevant_states, a fact beyond the core, a line it was "
+        "drawn from, or a line of a chat enters only on the query's topic "
+        "(recall/relevance.py): sharing a content word or a kind of fact with it, or with "
+        "its sentence above the topic floor by at least this share of the best "
+        "candidate's height above that floor. None = off: anything the search found.",
+    )
+    recall_topic_margin: float = Field(
+        1.0,
+        ge=0,
+        description="The topic floor: the query's background floor "
+        "(noise_floor_background_quantile) with this margin instead of "
+        "noise_floor_background_margin.",
+    )
     recall_core_facts: tuple[str, ...] = Field(
         ("name", "home", "job"),
         description="Kinds of the user's facts always in the block, as attribute names or "

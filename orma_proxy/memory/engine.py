@@ -348,8 +348,7 @@ class AsyncMemory(Forgetting, Portability):
         quantile = self.config.noise_floor_background_quantile
         if quantile is None or not self.config.enable_similarity_weighting:
             return None
-        margin = self.config.noise_floor_background_margin
-        return lambda vector: self._background(vector, quantile, margin)
+        return lambda vector, margin: self._background(vector, quantile, margin)
 
     @cached_property
     def _count_tokens(self) -> TokenCounter:

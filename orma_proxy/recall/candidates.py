@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from orma_proxy.config import OrmaConfig
+from orma_proxy.embed.base import Vectors
 from orma_proxy.facts import (
     USER,
     Citing,
@@ -77,6 +78,27 @@ class Candidate:
 
 
 @dataclass
+class Probe:
+    """What the block's topic test needs of the query: its vector, and its topic floor.
+
+    ``vector`` is the embedding the search made; ``floor`` the query's noise floor
+    at ``recall_topic_margin`` (``recall/floor.py``). Each is None when there is none.
+    """
+
+    vector: Vectors | None = None
+    floor: float | None = None
+
+    def embedding(self, embed_query: EmbedQuery) -> EmbedQuery:
+        """``embed_query``, remembering the vector it returns."""
+
+        async def embed(text: str) -> Vectors:
+            self.vector = await embed_query(text)
+            return self.vector
+
+        return embed
+
+
+@dataclass
 class Pool:
     """Every candidate of a recall, the rules always packed, and what each sentence backs.
 
@@ -89,6 +111,7 @@ class Pool:
     rules: list[State]
     citing: dict[int, set[ItemKey]] = field(default_factory=dict)
     closed: dict[int, Successor] = field(default_factory=dict)
+    query: Probe = field(default_factory=Probe)  # for the topic test (``relevance``)
 
     def forbidden(self) -> list[tuple[str, str]]:
         """Each rule's value with what it says to do instead ("" when nothing)."""
@@ -149,10 +172,11 @@ async def gather(
     # The states that don't depend on what the search finds (rules, the user's, word
     # matches) are read while the query is being embedded, off the critical path.
     early_sources = _early_sources(terms, config, recent, user=semantic)
+    probe = Probe()
     passages, early = await asyncio.gather(
         hybrid_search(
             conn,
-            embed_query,
+            probe.embedding(embed_query),
             query,
             space,
             k=config.search_k,
@@ -163,6 +187,9 @@ async def gather(
         ),
         execute_fn(conn, lambda c: gather_states(c, space, early_sources)),
     )
+    topical = config.recall_relevant_states and config.recall_topic_share is not None
+    if floor is not None and probe.vector is not None and topical:
+        probe.floor = await floor(probe.vector, config.recall_topic_margin)
     if config.recall_screen:
         limit = config.recall_passages
         passages = await execute_fn(conn, lambda c: shown(c, space, passages, query, limit))
@@ -170,11 +197,13 @@ async def gather(
     for p in passages[: config.recall_passages]:  # all of them still lend states their score
         items[("passage", p.sentence_id)] = _passage_candidate(p, p.score)
     if not semantic:
-        return Pool(items, _classify(early, [], config, recent)[1])
+        return Pool(items, _classify(early, [], config, recent)[1], query=probe)
     # Several small queries, each depending on the last: one trip to the reader's thread.
-    return await execute_fn(
+    pool = await execute_fn(
         conn, lambda c: _with_states(c, space, terms, passages, early, items, config, recent)
     )
+    pool.query = probe
+    return pool
 
 
 def _with_states(

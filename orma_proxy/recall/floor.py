@@ -17,7 +17,8 @@ On ``bench.block``'s cases (MiniLM), of the lines a query should bring that only
 the vectors find, 63 of 66 pass this floor (quantile 0.9, margin 0.5), and 558 of
 the 892 unwanted ones (margin 1: 61 and 356; LoCoMo's search then loses one
 evidence turn at R@10, so 0.5 is the default). A vector hit under the floor still
-ranks a sentence the query's words found (``search._above``).
+ranks a sentence the query's words found (``search._above``). The block's topic test
+(``recall/relevance.py``) asks the same floor with its own margin, ``recall_topic_margin``.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from orma_proxy.embed.base import Vectors
 
 __all__ = ["BACKGROUND", "BackgroundFloor", "QueryFloor"]
 
-QueryFloor = Callable[[Vectors], Awaitable[float]]
+QueryFloor = Callable[[Vectors, float], Awaitable[float]]  # (query vector, margin) -> floor
 EmbedTexts = Callable[[list[str]], Awaitable[Vectors]]
 
 BACKGROUND = (

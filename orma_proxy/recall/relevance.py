@@ -1,28 +1,46 @@
-"""Which ranked candidates may enter the block: what the query matched, and the core.
+"""Which ranked candidates may enter the block: what is on the query's topic, and the core.
 
 With ``recall_relevant_states`` a state or an event competes for the block as a
 passage does: it is a candidate only if the query matched it, by its words or
 through a sentence the search found (``relevance > 0``). Reached by spreading
-activation alone, or merely held by the user, it stays out: with twenty notes in
-a space, "quantum chromodynamics lattice" must not bring every fact the user
-ever stated. Two kinds are in whatever the query: the forbidden rules (packed
-first, apart from the ranking) and the user's core facts, ``recall_core_facts``
-(name, home, job by default), the small always-on identity a model needs to
-address the user at all. The core is the user's states: a user's line is read
-as it is recorded (``enable_facts_on_record``), so "I'm Sahil." is a state at once.
+activation alone, or merely held by the user, it stays out. Two kinds are in
+whatever the query: the forbidden rules (packed first, apart from the ranking)
+and the user's core facts, ``recall_core_facts`` (name, home, job by default),
+the small always-on identity a model needs to address the user at all. The core
+is the user's states: a user's line is read as it is recorded
+(``enable_facts_on_record``), so "I'm Sahil." is a state at once.
+
+Being found is not being on the topic. In a chat every line of the user's is
+about the user, so to a vector "What do I do for a living?" is near "My
+favourite hobby is chess." too, far above text about nothing (the query's noise
+floor, ``recall/floor.py``): in a small space the search finds every fact. So
+with ``recall_topic_share`` the facts beyond the core, the lines they were drawn
+from and the lines of a chat (the user's and the assistant's) compete with each
+other. One enters when it shares a content word with the query or a kind of fact
+the words name ("live" and "home" are both about home, ``text/attributes.py``),
+or when its sentence is above the query's topic floor (the noise floor with
+``recall_topic_margin``) by at least that share of how far above it the best
+candidate is: a fact or a reply far below the best match is about something
+else, and when nothing stands out nothing near the floor is cut for being
+second. Notes and documents no fact was drawn from are kept as the search
+ranked them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from functools import cache
 
 from orma_proxy.config import OrmaConfig
+from orma_proxy.embed.base import Vectors
 from orma_proxy.facts import USER, State
-from orma_proxy.recall.candidates import Candidate
-from orma_proxy.text.attributes import groups_of, state_attributes
+from orma_proxy.recall.candidates import CHAT_ROLES, Candidate, Pool
+from orma_proxy.recall.chatter import FILLER, words_of
+from orma_proxy.store import Connection, float_vectors
+from orma_proxy.text.attributes import evidence_of, groups_of, state_attributes, stem
 
-__all__ = ["core_kinds", "is_core", "relevant"]
+__all__ = ["core_kinds", "is_core", "relevant", "topics"]
+
+_FILLER_STEMS = frozenset(stem(w) for w in FILLER)
 
 
 @cache
@@ -52,11 +70,74 @@ def is_core(state: State, names: tuple[str, ...]) -> bool:
     return bool(words) and all(groups_of(w) and groups_of(w) <= kinds for w in words)
 
 
-def relevant(ranked: Iterable[Candidate], config: OrmaConfig) -> list[Candidate]:
-    """``ranked`` without what the query did not match; the core states stay."""
-    kept = []
-    for cand in ranked:
-        core = cand.state is not None and is_core(cand.state, config.recall_core_facts)
-        if cand.relevance > 0 or core:
-            kept.append(cand)
-    return kept
+def relevant(
+    conn: Connection, ranked: list[Candidate], query: str, pool: Pool, config: OrmaConfig
+) -> list[Candidate]:
+    """``ranked`` without what the query did not match or is off its topic; the core stays."""
+    names = config.recall_core_facts
+    core = {c.key for c in ranked if c.state is not None and is_core(c.state, names)}
+    matched = [c for c in ranked if c.relevance > 0 or c.key in core]
+    share = config.recall_topic_share
+    if share is None:
+        return matched
+    sims = _similarities(conn, matched, pool.query.vector)
+    floor = pool.query.floor if pool.query.floor is not None else 0.0
+    best = max(sims.values(), default=floor)
+    least = floor + share * max(best - floor, 0.0)
+    words = topics(query)
+    return [
+        c
+        for c in matched
+        if c.key in core
+        or not _competes(c, pool)
+        or bool(words & topics(_text(c)))
+        or sims.get(_sentence(c), -1.0) >= least
+    ]
+
+
+def topics(text: str) -> set[str]:
+    """What a text is about, by its words: their stems, and the kinds of fact they name.
+
+    Stop words and filler say nothing ("these days" is no topic); "Where do I
+    live?" is about ``home`` as "My home is in Pune." is (``text/attributes.py``):
+    the kinds are kept apart from the stems by a prefix.
+    """
+    words = words_of(text)
+    stems = {stem(w) for w in words} - _FILLER_STEMS
+    return stems | {f"kind:{kind}" for w in words for kind in evidence_of(w)}
+
+
+def _competes(cand: Candidate, pool: Pool) -> bool:
+    """Whether a candidate must be on the topic: a fact, a line a fact was drawn from,
+    or a line of a chat (a note or a document without facts is as the search ranked it)."""
+    passage = cand.passage
+    return passage is None or passage.role in CHAT_ROLES or passage.sentence_id in pool.citing
+
+
+def _sentence(cand: Candidate) -> int:
+    if cand.passage is not None:
+        return cand.passage.sentence_id
+    item = cand.state or cand.event
+    assert item is not None
+    return item.sentence_id
+
+
+def _text(cand: Candidate) -> str:
+    """What the query's words are looked for in: the line, or the fact and its line."""
+    if cand.passage is not None:
+        return cand.passage.text
+    if cand.state is not None:
+        s = cand.state
+        return f"{s.attribute.replace('_', ' ')} {s.value} {s.condition} {s.quote}"
+    assert cand.event is not None
+    return f"{cand.event.what} {' '.join(cand.event.who)} {cand.event.quote}"
+
+
+def _similarities(
+    conn: Connection, ranked: list[Candidate], vector: Vectors | None
+) -> dict[int, float]:
+    """Each candidate's sentence's cosine to the query (those embedded so far)."""
+    if vector is None:
+        return {}
+    found = float_vectors(conn, {_sentence(c) for c in ranked})
+    return {sid: float(v @ vector) for sid, v in found.items()}

@@ -241,7 +241,8 @@ async def hybrid_search(
     weights = [1.0] * len(rankings)
     if config.enable_semantic:
         vector = await vector_task
-        least = await floor(vector) if floor is not None else None
+        margin = config.noise_floor_background_margin
+        least = await floor(vector, margin) if floor is not None else None
         in_memory = vectors is not None and vectors.use(space)
         worded = {row.sentence_id for found in keywords for row in found}
 
