@@ -78,10 +78,12 @@ OLD = {
     "recall_screen": False,
     "recall_relevant_states": False,
     "noise_floor_background_quantile": None,
+    "recall_topic_share": None,
 }
 CONFIGS: dict[str, dict[str, Any]] = {
     "old": OLD,
     "new": {},  # the defaults
+    "found": {"recall_topic_share": None},  # facts and chat lines in when found, on topic or not
     "floor-small": {**OLD, "noise_floor_min_sentences": 2},  # the percentile floor below 24
     "classic": {"enable_sutra_packing": False},  # prose sections instead of bracket lines
     "sleep-only": {"enable_facts_on_record": False},  # no rules or facts before sleep
