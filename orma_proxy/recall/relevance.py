@@ -37,6 +37,7 @@ from orma_proxy.recall.candidates import CHAT_ROLES, Candidate, Pool
 from orma_proxy.recall.chatter import FILLER, words_of
 from orma_proxy.store import Connection, float_vectors
 from orma_proxy.text.attributes import evidence_of, groups_of, state_attributes, stem
+from orma_proxy.text.grams import cjk_grams
 
 __all__ = ["core_kinds", "is_core", "relevant", "topics"]
 
@@ -100,11 +101,14 @@ def topics(text: str) -> set[str]:
 
     Stop words and filler say nothing ("these days" is no topic); "Where do I
     live?" is about ``home`` as "My home is in Pune." is (``text/attributes.py``):
-    the kinds are kept apart from the stems by a prefix.
+    the kinds are kept apart from the stems by a prefix. Chinese, Japanese and
+    Korean have no spaces: their words are the character pairs the keyword
+    channel matches ("牙医" in "我的牙医是王医生").
     """
     words = words_of(text)
     stems = {stem(w) for w in words} - _FILLER_STEMS
-    return stems | {f"kind:{kind}" for w in words for kind in evidence_of(w)}
+    kinds = {f"kind:{kind}" for w in words for kind in evidence_of(w)}
+    return stems | kinds | set(cjk_grams(text).split())
 
 
 def _competes(cand: Candidate, pool: Pool) -> bool:

@@ -119,3 +119,17 @@ def test_topics_are_content_stems_and_the_kinds_they_name() -> None:
     assert topics("Where do I work these days?") == {"work", "kind:work"}  # "days" is filler
     assert topics("Thanks, that helps!") == set()
     assert not topics("When should I see my dentist?") & topics("How do glaciers form?")
+
+
+async def test_a_chat_line_without_spaces_is_on_topic_by_its_pairs(
+    config: OrmaConfig, embedder: OnnxEmbedder
+) -> None:
+    """English MiniLM can't read Chinese: the pairs the keyword channel matched must count."""
+    config = config.model_copy(update={"upstream": UNREACHABLE, "index_in_background": False})
+    async with AsyncMemory(config=config, embedder=embedder) as mem:
+        for line in ("我叫李雷。", "我的牙医是王医生。", "我住在东京。", "我喜欢下围棋。"):
+            await exchange(mem, line, "好的。")
+        await mem.flush()
+        block = await mem.recall("牙医", "chat")
+        assert "我的牙医是王医生。" in block.text, block.text
+    assert "牙医" in topics("我的牙医是王医生。")
