@@ -41,7 +41,7 @@ class BlockSettings(BaseModel):
         "the user's states, whatever the query.",
     )
     recall_topic_share: float | None = Field(
-        0.5,
+        0.25,
         ge=0,
         le=1,
         description="With recall_relevant_states, a fact beyond the core, a line it was "

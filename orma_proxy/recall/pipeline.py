@@ -52,7 +52,7 @@ async def recall_block(
     def packed(c: Connection) -> MemoryBlock:
         ranked = _ranked(c, pool, query, space, config, now)
         if config.recall_relevant_states:
-            ranked = relevant(c, ranked, query, pool, config)
+            ranked = relevant(c, ranked, pool, config, query=query, seen=request.exclude_texts)
         vectors_of: dict[int, Vectors] = {}
         if config.enable_novelty_gate:
             passages = [cand.key[1] for cand in ranked if cand.key[0] == "passage"]

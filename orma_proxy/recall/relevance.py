@@ -20,14 +20,15 @@ other. One enters when it shares a content word with the query or a kind of fact
 the words name ("live" and "home" are both about home, ``text/attributes.py``),
 or when its sentence is above the query's topic floor (the noise floor with
 ``recall_topic_margin``) by at least that share of how far above it the best
-candidate is: a fact or a reply far below the best match is about something
-else, and when nothing stands out nothing near the floor is cut for being
-second. Notes and documents no fact was drawn from are kept as the search
-ranked them.
+candidate is (the messages being answered are no rival, if stored already): a
+fact or a reply far below the best match is about something else, and when
+nothing stands out nothing above the floor is cut for being second. Notes and
+documents no fact was drawn from are kept as the search ranked them.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cache
 
 from orma_proxy.config import OrmaConfig
@@ -72,9 +73,19 @@ def is_core(state: State, names: tuple[str, ...]) -> bool:
 
 
 def relevant(
-    conn: Connection, ranked: list[Candidate], query: str, pool: Pool, config: OrmaConfig
+    conn: Connection,
+    ranked: list[Candidate],
+    pool: Pool,
+    config: OrmaConfig,
+    *,
+    query: str,
+    seen: Sequence[str] = (),
 ) -> list[Candidate]:
-    """``ranked`` without what the query did not match or is off its topic; the core stays."""
+    """``ranked`` without what the query did not match or is off its topic; the core stays.
+
+    ``seen`` are the messages the model sees already: stored, they are no
+    competitor (the query's own line would be its best match by far).
+    """
     names = config.recall_core_facts
     core = {c.key for c in ranked if c.state is not None and is_core(c.state, names)}
     matched = [c for c in ranked if c.relevance > 0 or c.key in core]
@@ -83,7 +94,9 @@ def relevant(
         return matched
     sims = _similarities(conn, matched, pool.query.vector)
     floor = pool.query.floor if pool.query.floor is not None else 0.0
-    best = max(sims.values(), default=floor)
+    now = [_normal(text) for text in (query, *seen)]
+    rivals = [sims[_sentence(c)] for c in matched if _sentence(c) in sims and not _said(c, now)]
+    best = max(rivals, default=floor)
     least = floor + share * max(best - floor, 0.0)
     words = topics(query)
     return [
@@ -109,6 +122,16 @@ def topics(text: str) -> set[str]:
     stems = {stem(w) for w in words} - _FILLER_STEMS
     kinds = {f"kind:{kind}" for w in words for kind in evidence_of(w)}
     return stems | kinds | set(cjk_grams(text).split())
+
+
+def _normal(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _said(cand: Candidate, now: list[str]) -> bool:
+    """Whether a candidate is a line of the conversation going on (the query, a message)."""
+    line = _normal(cand.passage.text) if cand.passage is not None else ""
+    return bool(line) and any(line in text for text in now)
 
 
 def _competes(cand: Candidate, pool: Pool) -> bool:

@@ -133,3 +133,18 @@ async def test_a_chat_line_without_spaces_is_on_topic_by_its_pairs(
         block = await mem.recall("牙医", "chat")
         assert "我的牙医是王医生。" in block.text, block.text
     assert "牙医" in topics("我的牙医是王医生。")
+
+
+async def test_the_message_being_answered_is_no_rival(
+    config: OrmaConfig, embedder: OnnxEmbedder
+) -> None:
+    """Observed before the block is built, the user's own request would be its best match."""
+    config = config.model_copy(update={"upstream": UNREACHABLE, "index_in_background": False})
+    request = "Write me a short cover letter for a bakery job."
+    async with AsyncMemory(config=config, embedder=embedder) as mem:
+        for line in [*FACTS[:3], "I trained as a pastry chef in Lyon.", *FACTS[4:8], request]:
+            await mem.observe("user", line, "asks")
+        await mem.flush()
+        block = await mem.recall_conversation([{"role": "user", "content": request}], "asks")
+        assert "pastry chef in Lyon" in block.text, block.text
+        assert "teal" not in block.text and "ThinkPad" not in block.text, block.text
