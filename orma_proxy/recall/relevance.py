@@ -36,6 +36,7 @@ from orma_proxy.embed.base import Vectors
 from orma_proxy.facts import USER, State
 from orma_proxy.recall.candidates import CHAT_ROLES, Candidate, Pool
 from orma_proxy.recall.chatter import FILLER, words_of
+from orma_proxy.recall.search import Passage
 from orma_proxy.store import Connection, float_vectors
 from orma_proxy.text.attributes import evidence_of, groups_of, state_attributes, stem
 from orma_proxy.text.grams import cjk_grams
@@ -129,8 +130,10 @@ def _normal(text: str) -> str:
 
 
 def _said(cand: Candidate, now: list[str]) -> bool:
-    """Whether a candidate is a line of the conversation going on (the query, a message)."""
-    line = _normal(cand.passage.text) if cand.passage is not None else ""
+    """Whether a candidate's line is of the conversation going on (the query, a message)."""
+    item = cand.passage or cand.state or cand.event
+    assert item is not None
+    line = _normal(item.text if isinstance(item, Passage) else item.quote)
     return bool(line) and any(line in text for text in now)
 
 
