@@ -88,7 +88,7 @@ def _trim(value: str) -> str:
     """The value without a trailing time phrase ('Bangalore last week' -> 'Bangalore')."""
     value = value.strip()
     phrase = clock.find_date_phrase(value)
-    if phrase:
+    if phrase and value.lower().find(phrase.lower()) > 0:  # a date alone is the value
         value = value[: value.lower().find(phrase.lower())].strip()
     return _TRAILING.sub("", value).strip(" ,;")
 

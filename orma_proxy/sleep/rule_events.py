@@ -40,7 +40,7 @@ _DOING = re.compile(
     rf"|(?:have|has)\s+(?:a|an|my|our|the|his|her)\s+(?:[\w-]+\s+){{0,3}}(?:{_PLANNED})\b)",
     re.I,
 )
-_CLAUSE = re.compile(r"[,;]\s*|\s+(?:but|though|although|while)\s+", re.I)
+_CLAUSE = re.compile(r"[,;]\s*|[.!?]\s+|\s+(?:but|though|although|while)\s+", re.I)
 _BEFORE = re.compile(r"(?:\b(?:since|for|until|till|by|every|each|from)\s+)$", re.I)
 _PREPOSITION = re.compile(r"\s*\b(?:on|in|at|during)\s*$", re.I)
 _OPENING = re.compile(r"^(?:(?:then|and|so|but|also|well|oh|anyway|just)\b[\s,]*)+", re.I)
@@ -69,7 +69,8 @@ def events_in(line: Line, text: str, preceding: Sequence[str]) -> list[RawEvent]
     first, last = _clause_of(text, at, at + len(phrase))
     before = _PREPOSITION.sub("", text[first:at])
     clause = f"{before} {text[at + len(phrase) : last]}"
-    clause = _OPENING.sub("", " ".join(clause.split())).strip(" ,.!?")
+    clause = re.sub(r"\s+([,.;!?])", r"\1", " ".join(clause.split()))
+    clause = _OPENING.sub("", clause).strip(" ,.!?")
     subjects = subjects_in(clause, preceding)
     if not subjects or subjects[0].lead.strip() or not _DOING.match(subjects[0].rest):
         return []

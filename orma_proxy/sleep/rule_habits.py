@@ -72,7 +72,7 @@ _PRONOUNS = frozenset({"it", "them", "that", "this", "those", "these"})
 
 
 def _condition(kw: str, cond: str) -> str:
-    tidy = tidy_condition(cond)
+    tidy = re.sub(r"^(?:i|we|it)\s+", "", tidy_condition(cond), flags=re.I)
     return f"unless {tidy}" if kw.lower() == "unless" else tidy
 
 
@@ -80,7 +80,8 @@ def _frame(text: str, subject: Subject, phrase: str) -> tuple[str, str]:
     """The condition the habit is under, and the phrase without its tail condition."""
     before = _FRAME.search(text[: subject.start])
     if before:
-        kw = "when" if before["then"] else before["kw"]
+        then = before["then"] or subject.lead.strip().lower() == "then"
+        kw = "when" if then else before["kw"]  # "Unless X, then Y": Y is what X brings
         return _condition(kw, before["cond"]), phrase
     lead = _LEAD_FRAME.match(subject.lead.strip())
     if lead and lead["kw"].lower() == "during":

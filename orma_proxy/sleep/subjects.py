@@ -41,7 +41,7 @@ _CONTRACTIONS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 )
 # Where a clause begins, and words that may open it before its subject.
 _CLAUSE = re.compile(
-    r"[,;:]\s*|\s+(?:and|but|so|then|while|because|though|whereas|although)\s+", re.I
+    r"[,;:]\s*|[.!?]\s+|\s+(?:and|but|so|then|while|because|though|whereas|although)\s+", re.I
 )
 _OPENING = re.compile(
     r"^(?:(?:and|but|so|also|now|well|yes|no|actually|then|oh|ok|okay|btw|anyway|plus|"
