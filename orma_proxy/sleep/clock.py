@@ -165,15 +165,9 @@ def _rule_period(m: re.Match[str], day: date, future: bool) -> tuple[date, Preci
     step = {"last": -1, "past": -1, "previous": -1, "this": 0, "next": 1, "coming": 1}
     unit = m["unit"].lower()
     if unit == "weekend":
-        # The week whose Saturday is the last / this / next one: "last weekend" on a Wednesday.
-        saturday = _weekday(day, "saturday", "this") + timedelta(
-            days=_DAYS_PER_WEEK * step[m["mode"].lower()]
-        )
-        if (
-            m["mode"].lower() in ("last", "past", "previous")
-            and saturday + timedelta(days=_DAYS_PER_WEEK) <= day
-        ):
-            saturday += timedelta(days=_DAYS_PER_WEEK)
+        # The week of the weekend before this week's, this week's, or the one after it.
+        steps = step[m["mode"].lower()]
+        saturday = _weekday(day, "saturday", "this") + timedelta(days=_DAYS_PER_WEEK * steps)
         return _week_start(saturday), "week"
     return _shift(day, step[m["mode"].lower()], unit)
 

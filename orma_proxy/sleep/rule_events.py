@@ -42,6 +42,7 @@ _DOING = re.compile(
 )
 _CLAUSE = re.compile(r"[,;]\s*|[.!?]\s+|\s+(?:but|though|although|while)\s+", re.I)
 _BEFORE = re.compile(r"(?:\b(?:since|for|until|till|by|every|each|from)\s+)$", re.I)
+_HOW_LONG = re.compile(r"(?:since|for|until|till|from)\b", re.I)
 _PREPOSITION = re.compile(r"\s*\b(?:on|in|at|during)\s*$", re.I)
 _OPENING = re.compile(r"^(?:(?:then|and|so|but|also|well|oh|anyway|just)\b[\s,]*)+", re.I)
 
@@ -64,7 +65,7 @@ def events_in(line: Line, text: str, preceding: Sequence[str]) -> list[RawEvent]
     if phrase is None:
         return []
     at = text.lower().find(phrase.lower())
-    if _BEFORE.search(text[:at]):
+    if _BEFORE.search(text[:at]) or _HOW_LONG.match(phrase):
         return []  # "since 2019", "for two weeks": how long a state holds, not an event
     first, last = _clause_of(text, at, at + len(phrase))
     before = _PREPOSITION.sub("", text[first:at])

@@ -8,8 +8,8 @@ names what a sentence does; ``unasserted`` is the reason sleep gives for
 drawing nothing from it, whoever proposed the fact (the rules or a model).
 A conditional with a present-tense main clause ("If it rains, I take the
 metro") is a habit, not a hypothetical: only a modal or a question makes an
-"if" hypothetical. ``negated`` tells whether the words before a value deny it
-("I don't live in Pune", "I'm not vegetarian").
+"if" hypothetical. A denial ("I'm not vegetarian") is a statement; the rules
+read no value from it because their patterns start at the verb.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-__all__ = ["Mood", "mood", "negated", "unasserted"]
+__all__ = ["Mood", "mood", "unasserted"]
 
 Mood = Literal["statement", "question", "request", "guess", "hypothetical", "reported", "wish"]
 
@@ -84,9 +84,6 @@ _WISH = re.compile(
     r"|i\s+(?:hope|dream)\s+(?:to|of)\b|(?:some\s?day|one\s+day)\b)",
     re.I,
 )
-_NEGATION = re.compile(
-    rf"\b(?:not|never|no\s+longer|no|nor|neither|hardly)\b|n{_APOSTROPHE}t\b|\bcannot\b", re.I
-)
 _REASONS: dict[Mood, str] = {
     "question": "the line asks a question",
     "request": "the line asks for something",
@@ -131,8 +128,3 @@ def unasserted(sentence: str) -> str | None:
     """Why no fact may be drawn from ``sentence`` (a question, a guess...), or None."""
     found = mood(sentence)
     return None if found == "statement" else _REASONS[found]
-
-
-def negated(words_before: str) -> bool:
-    """Whether ``words_before`` (a clause up to a value) deny it: "I don't live in"."""
-    return _NEGATION.search(words_before) is not None
