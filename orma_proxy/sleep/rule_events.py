@@ -43,6 +43,8 @@ _DOING = re.compile(
 _CLAUSE = re.compile(r"[,;]\s*|[.!?]\s+|\s+(?:but|though|although|while)\s+", re.I)
 _BEFORE = re.compile(r"(?:\b(?:since|for|until|till|by|every|each|from)\s+)$", re.I)
 _HOW_LONG = re.compile(r"(?:since|for|until|till|from)\b", re.I)
+# "My sister Leela and her husband Arjun visited": a second subject before the verb.
+_JOINED = re.compile(r"^\s+and\s+(?:(?:my|our|his|her|their)\s+(?:\w+\s+)?)?[A-Z][a-z][\w'-]*")
 _PREPOSITION = re.compile(r"\s*\b(?:on|in|at|during)\s*$", re.I)
 _OPENING = re.compile(r"^(?:(?:then|and|so|but|also|well|oh|anyway|just)\b[\s,]*)+", re.I)
 
@@ -73,9 +75,11 @@ def events_in(line: Line, text: str, preceding: Sequence[str]) -> list[RawEvent]
     clause = re.sub(r"\s+([,.;!?])", r"\1", " ".join(clause.split()))
     clause = _OPENING.sub("", clause).strip(" ,.!?")
     subjects = subjects_in(clause, preceding)
-    if not subjects or subjects[0].lead.strip() or not _DOING.match(subjects[0].rest):
+    if not subjects or subjects[0].lead.strip():
         return []
     subject = subjects[0]
+    if not _DOING.match(_JOINED.sub("", subject.rest)):
+        return []
     if clause.split()[0].lower() in ("i", "we", "my", "our"):
         who = [USER] if subject.about == USER else [USER, subject.about]
     else:

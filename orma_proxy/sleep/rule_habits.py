@@ -35,7 +35,8 @@ _FREQUENCY = re.compile(
     r"|(?:before|after)\s+(?:bed|work|breakfast|lunch|dinner|school)"
     r"|in\s+the\s+(?:mornings?|evenings?)"
     r"|(?:a|one|two|\d+)\s+[\w-]+\s+a\s+(?:day|week|month|year)"
-    r"|usually|often|regularly|sometimes|always|normally|generally|occasionally)\b",
+    r"|by\s+(?:day|night)|in\s+(?:my|the)\s+(?:free|spare)\s+time|on\s+the\s+side|for\s+fun"
+    r"|everywhere|usually|often|regularly|sometimes|always|normally|generally|occasionally)\b",
     re.I,
 )
 _PERIOD = re.compile(r"\b(morning|afternoon|evening|night)s?\b", re.I)
@@ -52,9 +53,13 @@ _NOT_HABITS = frozenset(
 _DRINK = frozenset({"drink", "drinks"})
 _SUBORDINATE = re.compile(
     r"\b(?:when(?:ever)?|if|unless|while|because|since|after|before|until|as|though|where|"
-    r"who|that|which)\s*$",
+    r"who|that|which|(?:every|each|any|the\s+first|the\s+last)\s+time|the\s+moment|once)\s*$",
     re.I,
 )
+_MOST_LEAD_WORDS = 4  # "On weekdays after lunch": longer, it is a clause of its own
+# Whose situation a condition is: the user's ("when I travel", "when my back hurts"), the
+# weather's ("if it rains"), or a time ("during winter"); "if the input is empty" is code.
+_PERSONAL = re.compile(r"^(?:i|we|it|my|our|there)\b|^(?:winter|summer|monsoon|holidays)\b", re.I)
 # The situation a clause before the habit puts it in: "When I have a sore throat, ".
 _FRAME = re.compile(
     r"(?:^|[.;!?]\s*)(?P<kw>when(?:ever)?|if|during|while|in\s+case\s+of|unless)\s+"
@@ -79,7 +84,7 @@ def _condition(kw: str, cond: str) -> str:
 def _frame(text: str, subject: Subject, phrase: str) -> tuple[str, str]:
     """The condition the habit is under, and the phrase without its tail condition."""
     before = _FRAME.search(text[: subject.start])
-    if before:
+    if before and _PERSONAL.match(before["cond"].strip()):
         then = before["then"] or subject.lead.strip().lower() == "then"
         kw = "when" if then else before["kw"]  # "Unless X, then Y": Y is what X brings
         return _condition(kw, before["cond"]), phrase
@@ -93,7 +98,7 @@ def _frame(text: str, subject: Subject, phrase: str) -> tuple[str, str]:
 
 
 def _habit(line: Line, text: str, subject: Subject, earlier: Sequence[RawState]) -> RawState | None:
-    if _SUBORDINATE.search(subject.lead):
+    if _SUBORDINATE.search(subject.lead) or len(subject.lead.split()) > _MOST_LEAD_WORDS:
         return None  # "When I have a sore throat": the condition, not the habit
     end = _END.search(subject.rest)
     clause = subject.rest[: end.start()] if end else subject.rest
@@ -106,6 +111,8 @@ def _habit(line: Line, text: str, subject: Subject, earlier: Sequence[RawState])
     if subject.about != "user" and not verb.endswith("s"):
         return None  # "she walks", not "she walked" or "she is"
     condition, clause = _frame(text, subject, clause)
+    if not condition and _FRAME.search(text[: subject.start]):
+        return None  # under a condition that is not the person's: "if the input is empty"
     in_lead = _FREQUENCY.search(subject.lead)
     frequency = in_lead or _FREQUENCY.search(clause)
     if not (frequency or condition):

@@ -106,6 +106,10 @@ PREDICATES: tuple[Predicate, ...] = (
     _p("birthplace", rf"{_WAS}{_ADV}\s+(?i:born)\s+in\s+{PLACE}"),
     _p("hometown", rf"\s+(?i:grew\s+up)\s+in\s+{PLACE}"),
     _p("hometown", rf"{_BE}{_ADV}\s+(?i:from)\s+{PLACE}{END}", first=True),
+    _p("living_situation", rf"\s+(?i:live|lives|living)\s+(?P<value>(?i:alone|with)\b"
+                           rf"[^,;.!?]*?){END}"),
+    _p("housing", rf"\s+(?i:rent|rents|own|owns)\s+(?i:an?)\s+(?P<value>(?i:flat|house|apartment|"
+                  rf"studio|room|place|condo|bungalow|cottage)\b[^,;.!?]*?){END}"),
     # work
     _p("employer", rf"\s+(?i:work|works|working)\s+(?i:at|for)\s+{PLACE}"
                    rf"(?:\s+(?i:as)\s+{_ARTICLE}{_TITLE})?"),
@@ -115,6 +119,8 @@ PREDICATES: tuple[Predicate, ...] = (
     _p("job_title", rf"{_BE}{_ADV}\s+(?i:an?)\s+(?P<value>{OCCUPATION}){END}"),
     _p("employer", rf"{_HAVE}{_ADV}\s+(?i:joined)\s+{PLACE}"
                    rf"(?:\s+[^,;.!?]*?\b(?i:as)\s+{_ARTICLE}{_TITLE})?"),
+    _p("employer", rf"\s+(?i:got|found|landed|started)\s+(?i:an?\s+)?(?i:new\s+)?(?i:job)\s+"
+                   rf"(?i:at|with)\s+(?i:the\s+)?{VALUE}{END}"),
     _p("employer", rf"(?:{_WAS}|\s+got){_ADV}\s+(?i:laid\s+off|fired|let\s+go)\s+(?i:from|by)"
                    rf"\s+{PLACE}", ended=True),
     _p("employer", rf"\s+(?i:left|quit)\s+(?i:my\s+job\s+at\s+)?{PLACE}", ended=True),

@@ -5,8 +5,8 @@ pattern serves everyone; this module finds the subjects. "I" and "we" are
 the user; "my sister Asha" is Asha and "my mom" the user's mom (named by
 ``persons``' convention); "she" and "he" carry over to the last person of
 their gender said before them (``persons.antecedent``: never a place);
-a capitalised name that opens a clause is that person. "They" is left to
-the model: a group has no single holder. Contractions are spelt out first
+a capitalised name that opens a clause is that person; "they" after two
+people joined by "and" is each of them. Contractions are spelt out first
 ("she's" -> "she is"), so the patterns need one form of each verb.
 """
 
@@ -47,7 +47,7 @@ _OPENING = re.compile(
     r"^(?:(?:and|but|so|also|now|well|yes|no|actually|then|oh|ok|okay|btw|anyway|plus|"
     r"today|yesterday|recently|lately|currently|still)\b[\s,]*)*"
 )
-_PRONOUN = re.compile(r"(?<![\w'])(?P<word>I|[Ww]e|[Ss]he|[Hh]e)\b(?!')")
+_PRONOUN = re.compile(r"(?<![\w'])(?P<word>I|[Ww]e|[Ss]he|[Hh]e|[Tt]hey)\b(?!')")
 _RELATION = re.compile(
     r"(?i:my|our)\s+(?:(?i:older|younger|little|big|elder|best|eldest|youngest|twin)\s+)?"
     rf"(?P<rel>(?i:{holder.RELATIONS}|parents|kids|children|grandparents))\b(?!\s+(?i:is|are|was)\s+[A-Z])"
@@ -85,7 +85,7 @@ def _clause_starts(text: str) -> list[int]:
 
 def subjects_in(text: str, preceding: Sequence[str]) -> list[Subject]:
     """The subjects of ``text``'s clauses, in order (``preceding``: the lines before)."""
-    found: dict[int, Subject] = {}
+    found: dict[float, Subject] = {}
     starts = _clause_starts(text)
     for m in _PRONOUN.finditer(text):
         word = m["word"]
@@ -95,8 +95,11 @@ def subjects_in(text: str, preceding: Sequence[str]) -> list[Subject]:
             found[m.start()] = Subject(USER, lead, text[m.end() :], clause)
             continue
         person = persons.antecedent(word, text[: m.start()], preceding)
-        if person is not None and person.kind != "group":
-            found[m.start()] = Subject(person.name, lead, text[m.end() :], clause)
+        if person is None:
+            continue
+        # "They live in Chennai", after "Leela and her husband Arjun": each of them.
+        for n, name in enumerate(person.members if person.kind == "group" else (person.name,)):
+            found[m.start() + n / 10] = Subject(name, lead, text[m.end() :], clause)
     for start in starts:
         at = start + _OPENING.match(text[start:]).end()  # type: ignore[union-attr]
         if at in found or any(start <= k < _clause_end(text, start) for k in found):

@@ -135,6 +135,27 @@ def read(*lines: str) -> tuple[list[Found], list[tuple[str, str]], str]:
             [("user's grandma", "medical_condition", "type 1 diabetes", "", False)],
         ),
         (
+            ["My aunt Rosa and her husband Jonas came over.", "They live in Antwerp."],
+            [
+                ("user", "aunt", "Rosa", "", False),
+                ("Rosa", "home_city", "Antwerp", "", False),
+                ("Jonas", "home_city", "Antwerp", "", False),
+            ],
+        ),
+        (
+            ["My flatmate got a new job at the city library."],
+            [("user's flatmate", "employer", "city library", "", False)],
+        ),
+        (["We rent a house by the canal."], [("user", "housing", "house by the canal", "", False)]),
+        (
+            ["I live with my grandparents."],
+            [("user", "living_situation", "with my grandparents", "", False)],
+        ),
+        (
+            ["By night I restore old radios."],
+            [("user", "habit", "restore old radios by night", "", False)],
+        ),
+        (
             ["Always reply in British English."],
             [("user", "prefers", "reply in British English", "", False)],
         ),
