@@ -98,8 +98,9 @@ def subjects_in(text: str, preceding: Sequence[str]) -> list[Subject]:
         if person is None:
             continue
         # "They live in Chennai", after "Leela and her husband Arjun": each of them.
-        for n, name in enumerate(person.members if person.kind == "group" else (person.name,)):
-            found[m.start() + n / 10] = Subject(name, lead, text[m.end() :], clause)
+        members = person.members if person.kind == "group" else (person.name,)
+        for n, member in enumerate(members):
+            found[m.start() + n / 10] = Subject(member, lead, text[m.end() :], clause)
     for start in starts:
         at = start + _OPENING.match(text[start:]).end()  # type: ignore[union-attr]
         if at in found or any(start <= k < _clause_end(text, start) for k in found):
@@ -115,9 +116,9 @@ def subjects_in(text: str, preceding: Sequence[str]) -> list[Subject]:
             about = f"{USER}'s {relation['rel'].lower()}"
             found[at] = Subject(about, "", text[relation.end() :], start)
             continue
-        name = _NAME.match(text, at)
-        if name and name["name"].split()[-1].lower() not in NOT_NAMES:
-            found[at] = Subject(name["name"], "", text[name.end() :], start)
+        bare = _NAME.match(text, at)
+        if bare and bare["name"].split()[-1].lower() not in NOT_NAMES:
+            found[at] = Subject(bare["name"], "", text[bare.end() :], start)
     for m in _ELLIPSIS.finditer(text):
         # "I was born in Jaipur but grew up in Delhi": the clause shares the subject before it.
         earlier = [k for k in found if k < m.start()]
