@@ -44,7 +44,7 @@ _MONTH_NUMBERS = {name[:3].lower(): n for n, name in enumerate(_MONTH_NAMES.spli
 _NUM = r"(?:\d+|" + "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True)) + ")"
 _UNIT = r"(?P<unit>day|week|month|year)s?"
 _PAST = re.compile(
-    r"\b(?:was|were|had|did|went|gave|got|made|took|came|saw|met|fell|broke|bought|sold|left|"
+    r"\b(?:was|were|been|had|did|went|gave|got|made|took|came|saw|met|fell|broke|bought|sold|left|"
     r"ran|won|lost|began|became|found|wrote|spent|sent|built|drove|flew|ate|drank|told|said|"
     r"paid|heard|kept|felt|taught|caught|brought|chose|forgot|spoke|grew|knew|slept|sat|"
     r"stood|ago|last|yesterday|\w+ed)\b",

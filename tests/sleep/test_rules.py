@@ -250,6 +250,13 @@ def test_every_sunday_is_how_often_not_a_date() -> None:
     assert find_date_phrase("I run every Sunday.") is None
 
 
+def test_a_present_perfect_speaks_of_the_past() -> None:
+    line = "I've been a beekeeper for nine years."
+    assert not prefers_future(line)
+    since = resolve("nine years", SAID, future=prefers_future(line))
+    assert since is not None and since.label() == "2017-10"
+
+
 async def test_a_move_last_week_starts_then_and_closes_the_old_home_then(
     config: OrmaConfig, embedder: OnnxEmbedder
 ) -> None:
