@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
+from orma_proxy.facts import USER
 from orma_proxy.sleep import clock, holder, persons
 from orma_proxy.sleep.batch import Batch, Line
 from orma_proxy.sleep.extract import Extraction, RawState
@@ -269,9 +270,11 @@ def rule_attributes(text: str) -> list[str]:
     """The attributes the rules find stated in ``text`` ("I live in Pune." -> home_city).
 
     What recall previews before sleep has run: which of the user's lines state a
-    core fact (``recall/core.py``).
+    core fact of the user's own, now (``recall/core.py``): not "my friend Dagny
+    lives in Bergen", nor "I used to live in Tartu".
     """
     if unasserted(text):
         return []
     found = _read_line(Line(0, 0, 0, "user", text, 0.0), [], [])
-    return [raw.attribute for raw in found.states] + (["name"] if found.user_name else [])
+    current = [s.attribute for s in found.states if s.about == USER and not s.ended]
+    return current + (["name"] if found.user_name else [])

@@ -45,6 +45,7 @@ _BEFORE = re.compile(r"(?:\b(?:since|for|until|till|by|every|each|from)\s+)$", r
 _HOW_LONG = re.compile(r"(?:since|for|until|till|from)\b", re.I)
 # "My sister Leela and her husband Arjun visited": a second subject before the verb.
 _JOINED = re.compile(r"^\s+and\s+(?:(?:my|our|his|her|their)\s+(?:\w+\s+)?)?[A-Z][a-z][\w'-]*")
+_TO_YOU = re.compile(r"\b(?:you|your|yours)\b", re.I)
 _PREPOSITION = re.compile(r"\s*\b(?:on|in|at|during)\s*$", re.I)
 _OPENING = re.compile(r"^(?:(?:then|and|so|but|also|well|oh|anyway|just)\b[\s,]*)+", re.I)
 
@@ -78,8 +79,8 @@ def events_in(line: Line, text: str, preceding: Sequence[str]) -> list[RawEvent]
     if not subjects or subjects[0].lead.strip():
         return []
     subject = subjects[0]
-    if not _DOING.match(_JOINED.sub("", subject.rest)):
-        return []
+    if not _DOING.match(_JOINED.sub("", subject.rest)) or _TO_YOU.search(clause):
+        return []  # no act, or one with the assistant ("I'll call you tomorrow")
     if clause.split()[0].lower() in ("i", "we", "my", "our"):
         who = [USER] if subject.about == USER else [USER, subject.about]
     else:

@@ -13,7 +13,7 @@ from orma_proxy.embed.onnx import OnnxEmbedder
 from orma_proxy.facts import Event
 from orma_proxy.sleep.batch import Batch, Line
 from orma_proxy.sleep.clock import find_date_phrase, prefers_future, resolve
-from orma_proxy.sleep.heuristic import extract_by_rules
+from orma_proxy.sleep.heuristic import extract_by_rules, rule_attributes
 from tests.helpers.scripted_llm import ScriptedLLM, answer
 
 ZONE = ZoneInfo("Asia/Kolkata")
@@ -219,6 +219,7 @@ def test_a_clause_doing_something_on_a_date_is_an_event(line: str, when: str, wh
         "I have lived in Delft since 2019.",
         "I run every Sunday.",
         "Nice weather today.",
+        "I'll send you the logs tomorrow.",  # a turn of the conversation, not of a life
     ],
 )
 def test_dates_that_are_no_events(line: str) -> None:
@@ -244,6 +245,13 @@ def test_date_precision_is_what_the_phrase_names(line: str, label: str) -> None:
     assert phrase is not None
     resolved = resolve(phrase, SAID, future=prefers_future(line))
     assert resolved is not None and resolved.label() == label
+
+
+def test_core_previews_only_the_users_current_facts() -> None:
+    assert rule_attributes("I work at Northwind as a QA analyst.") == ["employer", "job_title"]
+    assert rule_attributes("My friend Dagmar lives in Tromso.") == ["friend"]
+    assert rule_attributes("I used to live in Ghent.") == []
+    assert rule_attributes("Do you think I should live in Ghent?") == []
 
 
 def test_every_sunday_is_how_often_not_a_date() -> None:
