@@ -31,6 +31,7 @@ from orma_proxy.sleep.rule_habits import habits_in
 from orma_proxy.sleep.rule_patterns import (
     END,
     OCCUPATION,
+    PLACE,
     PREDICATES,
     RELATION_NAMED,
     VALUE,
@@ -48,6 +49,7 @@ _APPOSITION = re.compile(
     rf"\b(?i:my name is|i am)\s+[A-Z][a-z][\w'-]*,\s+(?i:an?)\s+(?P<title>{OCCUPATION})"
     rf"(?:\s+(?i:from)\s+(?P<place>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*))?"
 )
+_HOME_IS = re.compile(rf"\b(?i:my\s+(?:new\s+)?home\s+is(?:\s+now)?\s+in)\s+{PLACE}")
 _MY_X_IS = re.compile(
     rf"\b(?P<owner>my|her|his)\s+(?:new\s+|current\s+)?(?P<attr>[a-z][a-z ]{{1,30}}?)\s+"
     rf"(?:is|are)\s+(?:on\s+)?{VALUE}{END}",
@@ -223,7 +225,14 @@ def _read_line(line: Line, preceding: Sequence[str], earlier: Sequence[RawState]
             if found:
                 result.states.append(found)
     for subject in subjects_in(spelt, preceding):
-        result.states.extend(_predicates(line, subject))
+        # "Never suggest taxis, I prefer the metro": the metro is the rule's alternative.
+        result.states.extend(
+            s for s in _predicates(line, subject) if not rule or s.attribute != "prefers"
+        )
+    for m in _HOME_IS.finditer(spelt):
+        found = _state(line, "user", "home_city", m["value"])
+        if found:
+            result.states.append(found)
     result.states.extend(habits_in(line, spelt, preceding, [*earlier, *result.states]))
     slots = {normalise_attribute(s.attribute) for s in result.states}
     result.states.extend(
@@ -237,6 +246,12 @@ def _read_line(line: Line, preceding: Sequence[str], earlier: Sequence[RawState]
         if corrected:
             result.states.append(corrected)
     result.events.extend(events_in(line, spelt, preceding))
+    # "I left Zenbridge and I'm now a pharmacist at Ardent Robotics": the new value
+    # replaces the old one, which stays history marked "now Ardent Robotics".
+    current = {(s.about, s.attribute) for s in result.states if not s.ended}
+    result.states = [
+        s for s in result.states if not (s.ended and (s.about, s.attribute) in current)
+    ]
     return result
 
 

@@ -73,6 +73,7 @@ _TAIL_FRAME = re.compile(
 _END = re.compile(r"[.;!?]|,\s+(?!(?:" + _DAYS + r")s\b)|\s+(?:and|but|so|though)\s+", re.I)
 _TRAILING = re.compile(r"(?:\s+(?:instead|now|too|as\s+well|though|anyway))+$", re.I)
 _PAST = re.compile(r"ed$")
+_INSTEAD_OF = re.compile(r"\s+instead\s+of\s+[^,;.!?]+?(?=\s+(?:in|on|at|every|each)\b|$)", re.I)
 _PRONOUNS = frozenset({"it", "them", "that", "this", "those", "these"})
 
 
@@ -119,7 +120,7 @@ def _habit(line: Line, text: str, subject: Subject, earlier: Sequence[RawState])
         return None
     phrase = _TRAILING.sub("", _LEADING.sub("", clause).strip()).strip(" ,")
     if verb in _DRINK:
-        return _drink(line, subject, phrase, frequency, in_lead is not None, condition, earlier)
+        return _drink(line, subject, phrase, condition, earlier)
     if len(phrase.split()) > 1 and phrase.split()[1].lower() in _PRONOUNS:
         return None  # "I reread it every few years": what "it" is, the rules cannot tell
     if in_lead:
@@ -130,22 +131,22 @@ def _habit(line: Line, text: str, subject: Subject, earlier: Sequence[RawState])
 
 
 def _drink(
-    line: Line,
-    subject: Subject,
-    phrase: str,
-    frequency: re.Match[str] | None,
-    in_lead: bool,
-    condition: str,
-    earlier: Sequence[RawState],
+    line: Line, subject: Subject, phrase: str, condition: str, earlier: Sequence[RawState]
 ) -> RawState | None:
-    """ "I drink black coffee every morning": ``morning_drink: black coffee``."""
+    """ "I drink black coffee every morning": ``morning_drink: black coffee``.
+
+    What it replaces ("green tea instead of masala chai") is left out: the new
+    value supersedes the old one in the slot.
+    """
     value = phrase.split(maxsplit=1)[1] if " " in phrase else ""
-    if frequency and not in_lead:
-        value = value.replace(frequency[0], " ")
-    value = re.sub(r"\s+(?:in\s+the|every|each)\s*$", "", " ".join(value.split()))
+    frequencies = [m[0] for m in _FREQUENCY.finditer(f"{subject.lead} {value}")]
+    for found in frequencies:
+        value = value.replace(found, " ")
+    value = _INSTEAD_OF.sub("", " ".join(value.split()))
+    value = re.sub(r"\s+(?:in\s+the|every|each)\s*$", "", value).strip(" ,")
     if not value:
         return None
-    period = _PERIOD.search(frequency[0]) if frequency else None
+    period = next((p for f in frequencies if (p := _PERIOD.search(f))), None)
     attribute = f"{period[1].lower()}_drink" if period else "drink"
     if condition and not period:
         drinks = [

@@ -54,8 +54,8 @@ _RELATION = re.compile(
 )
 # "and avoids sugar", "but grew up in Delhi": a clause that opens with its verb.
 _ELLIPSIS = re.compile(
-    r"\s(?:and|but)\s+(?:also\s+|then\s+)?(?=(?!(?:i|we|he|she|they|it|my|our|his|her|their|the|"
-    r"a|an|this|that|there|then|so|now|not|no)\b)[a-z]+(?:s|ed)?\b\s+(?:up\s+)?"
+    r"\s(?:and|but)\s+(?:also\s+|then\s+|now\s+)?(?=(?!(?:i|we|he|she|they|it|my|our|his|her|"
+    r"their|the|a|an|this|that|there|then|so|not|no)\b)[a-z]+(?:s|ed)?\b\s+(?:up\s+)?"
     r"(?:in|to|at|from|for|as|a|an|the|my|[a-z]+)\b)"
 )
 _NAME = re.compile(r"(?P<name>(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?[A-Z][a-z][\w'-]*)(?=\s+[a-z])")

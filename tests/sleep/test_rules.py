@@ -69,6 +69,22 @@ def read(*lines: str) -> tuple[list[Found], list[tuple[str, str]], str]:
             ["Every evening I drink chamomile tea."],
             [("user", "evening_drink", "chamomile tea", "", False)],
         ),
+        (
+            ["I usually drink rooibos in the evening."],
+            [("user", "evening_drink", "rooibos", "", False)],
+        ),
+        (
+            ["Lately I drink oolong instead of espresso in the morning."],
+            [("user", "morning_drink", "oolong", "", False)],
+        ),
+        (
+            ["I quit Contoso and I'm now a data analyst at Fabrikam."],  # Fabrikam replaces it
+            [
+                ("user", "job_title", "data analyst", "", False),
+                ("user", "employer", "Fabrikam", "", False),
+            ],
+        ),
+        (["I quit Contoso in May."], [("user", "employer", "Contoso", "", True)]),
         (["I swim twice a week."], [("user", "habit", "swim twice a week", "", False)]),
         (
             ["On Sundays I bake sourdough."],
