@@ -37,8 +37,7 @@ from orma_proxy.sleep.rule_patterns import (
     VALUE,
 )
 from orma_proxy.sleep.subjects import Subject, spelt_out, subjects_in
-from orma_proxy.text import NOT_NAMES, said_rule
-from orma_proxy.text.moods import unasserted
+from orma_proxy.text import NOT_NAMES, said_rule, unasserted
 
 __all__ = ["extract_by_rules", "rule_attributes"]
 

@@ -28,8 +28,7 @@ from orma_proxy.sleep.names import (
     value_key,
 )
 from orma_proxy.sleep.report import RejectedKind, Rejection
-from orma_proxy.text import read_rule
-from orma_proxy.text.moods import unasserted
+from orma_proxy.text import read_rule, unasserted
 from orma_proxy.text.stopwords import STOPWORDS
 
 _WORD = re.compile(r"[\w']+")
