@@ -36,7 +36,8 @@ _FREQUENCY = re.compile(
     r"|in\s+the\s+(?:mornings?|evenings?)"
     r"|(?:a|one|two|\d+)\s+[\w-]+\s+a\s+(?:day|week|month|year)"
     r"|by\s+(?:day|night)|in\s+(?:my|the)\s+(?:free|spare)\s+time|on\s+the\s+side|for\s+fun"
-    r"|everywhere|usually|often|regularly|sometimes|always|normally|generally|occasionally)\b",
+    r"|everywhere|usually|often|regularly|sometimes|always|normally|generally|occasionally"
+    r"|mostly)\b",
     re.I,
 )
 _PERIOD = re.compile(r"\b(morning|afternoon|evening|night)s?\b", re.I)

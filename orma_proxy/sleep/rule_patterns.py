@@ -128,7 +128,8 @@ PREDICATES: tuple[Predicate, ...] = (
                     rf"{_ARTICLE}(?P<value>{OCCUPATION})"),
     # diet, health
     _p("diet", rf"(?:{_BE}|{_BEEN}){_ADV}\s+{_ARTICLE}(?i:strict\s+)?(?P<value>(?i:{DIETS}))\b"),
-    _p("diet", rf"{_WAS}{_ADV}\s+{_ARTICLE}(?P<value>(?i:{DIETS}))\b", ended=True),
+    _p("diet", rf"(?:{_WAS}|\s+(?i:tried|quit|gave\s+up|stopped\s+being)){_ADV}\s+{_ARTICLE}"
+               rf"(?P<value>(?i:{DIETS}))\b", ended=True),
     _p("intolerance", rf"{_BE}{_ADV}\s+(?P<value>[a-z]+)\s+(?i:intolerant)\b"),
     _p("allergy", rf"{_BE}{_ADV}\s+(?i:(?:very|severely|mildly|seriously)\s+)?(?i:allergic)"
                   rf"\s+to\s+{VALUE}{END}"),

@@ -42,6 +42,11 @@ def read(*lines: str) -> tuple[list[Found], list[tuple[str, str]], str]:
         (["I am a vegan."], [("user", "diet", "vegan", "", False)]),
         (["I'm pescatarian, mostly."], [("user", "diet", "pescatarian", "", False)]),
         (["Back then I was vegetarian."], [("user", "diet", "vegetarian", "", True)]),
+        (["I tried paleo for a year."], [("user", "diet", "paleo", "", True)]),
+        (
+            ["I mostly work from the library."],
+            [("user", "habit", "work from the library", "", False)],
+        ),
         (
             ["I work at Northwind as a QA analyst."],
             [
