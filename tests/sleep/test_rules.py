@@ -354,3 +354,49 @@ async def test_the_verifier_refuses_a_models_fact_from_a_question_or_a_guess(
         "cites s2: the line is a guess, no fact",
     ]
     assert [f.text for f in await smem.facts()] == ["user · home city: Delft"]
+
+
+async def test_the_seeds_worked_examples_without_an_llm(
+    config: OrmaConfig, embedder: OnnxEmbedder
+) -> None:
+    """The original's Sahil, coffee and tea, Zerodha, Swiss knife, and sister Asha, by rules alone."""
+    config = config.model_copy(update={"upstream": "", "timezone": "Asia/Kolkata"})
+    said = (
+        ("I'm Sahil and I live in Pune.", "2026-10-10T09:00:00+05:30"),
+        ("I drink black coffee every morning.", "2026-10-10T09:05:00+05:30"),
+        ("I'm a systems engineer at Zerodha.", "2026-10-11T10:00:00+05:30"),
+        ("I moved to Bangalore last week.", "2026-10-21T09:00:00+05:30"),
+        ("When I have a sore throat, I drink warm ginger tea with raw honey.", "2026-10-22T08:00:00+05:30"),
+        ("My sister Asha moved to Mumbai last year.", "2026-10-25T10:00:00+05:30"),
+        ("She is allergic to peanuts.", "2026-10-25T10:01:00+05:30"),
+        ("My manager gave me a Swiss knife today.", "2026-11-01T09:00:00+05:30"),
+    )  # fmt: skip
+    async with AsyncMemory(config=config, embedder=embedder) as mem:
+        for text, at in said:
+            await mem.add(text, role="user", at=at)
+        await mem.sleep()
+        assert sorted(f.text for f in await mem.facts()) == [
+            "Asha · allergy: peanuts",
+            "Asha · home city: Mumbai",
+            "user · employer: Zerodha",
+            "user · home city: Bangalore",
+            "user · job title: systems engineer",
+            "user · morning drink: black coffee",
+            "user · morning drink: warm ginger tea with raw honey | when: sore throat",
+            "user · name: Sahil",
+            "user · sister: Asha",
+        ]
+        history = {f.value: f for f in await mem.facts(include_history=True)}
+        assert history["Pune"].replaced_by == "Bangalore"
+        assert history["Bangalore"].since == "week of 2026-10-12"
+        events = {
+            (e.date, e.precision, e.what)
+            for query in ("Swiss knife from my manager", "Asha moved to Mumbai")
+            for e in (await mem.search(query)).events
+            if isinstance(e, Event)
+        }
+        assert events == {
+            ("2026-11-01", "day", "My manager gave me a Swiss knife"),
+            ("2026-10-12", "week", "I moved to Bangalore"),
+            ("2025-01-01", "year", "My sister Asha moved to Mumbai"),
+        }
