@@ -359,18 +359,21 @@ async def test_the_verifier_refuses_a_models_fact_from_a_question_or_a_guess(
 async def test_the_seeds_worked_examples_without_an_llm(
     config: OrmaConfig, embedder: OnnxEmbedder
 ) -> None:
-    """The original's Sahil, coffee and tea, Zerodha, Swiss knife, and sister Asha, by rules alone."""
+    """The original's Sahil, coffee and tea, Zerodha, Swiss knife and sister Asha, by rules."""
     config = config.model_copy(update={"upstream": "", "timezone": "Asia/Kolkata"})
     said = (
         ("I'm Sahil and I live in Pune.", "2026-10-10T09:00:00+05:30"),
         ("I drink black coffee every morning.", "2026-10-10T09:05:00+05:30"),
         ("I'm a systems engineer at Zerodha.", "2026-10-11T10:00:00+05:30"),
         ("I moved to Bangalore last week.", "2026-10-21T09:00:00+05:30"),
-        ("When I have a sore throat, I drink warm ginger tea with raw honey.", "2026-10-22T08:00:00+05:30"),
+        (
+            "When I have a sore throat, I drink warm ginger tea with raw honey.",
+            "2026-10-22T08:00:00+05:30",
+        ),
         ("My sister Asha moved to Mumbai last year.", "2026-10-25T10:00:00+05:30"),
         ("She is allergic to peanuts.", "2026-10-25T10:01:00+05:30"),
         ("My manager gave me a Swiss knife today.", "2026-11-01T09:00:00+05:30"),
-    )  # fmt: skip
+    )
     async with AsyncMemory(config=config, embedder=embedder) as mem:
         for text, at in said:
             await mem.add(text, role="user", at=at)
