@@ -78,6 +78,8 @@ _REPORTED = re.compile(
     rf"people|someone)\s+|(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?[A-Z][a-z][\w'-]*\s+)"
     rf"(?i:{_SAYING})\b",
 )
+_FIRST_CLAUSE = re.compile(r"[,;]\s*|\s+(?:but|and|so|though|although)\s+", re.I)
+_WHAT_IF = re.compile(r"^what\s+if\b", re.I)
 _ACCORDING = re.compile(r"^according\s+to\b", re.I)
 _WISH = re.compile(
     rf"^(?:i\s+wish\b|if\s+only\b|i(?:{_APOSTROPHE}d|\s+would)\s+(?:really\s+)?(?:love|like)\s+to\b"
@@ -108,11 +110,12 @@ def mood(sentence: str) -> Mood:
         return "reported"
     if _WISH.match(text):
         return "wish"
-    if (_IF.search(text) and (_MODAL.search(text) or text.endswith("?"))) or re.match(
-        r"^what\s+if\b", text, re.I
-    ):
+    # A hedge or an "if" decides the sentence from its first clause: "I live in Pune, maybe
+    # I'll move next year" still says where the user lives.
+    first = _FIRST_CLAUSE.split(text, maxsplit=1)[0]
+    if (_IF.search(first) and (_MODAL.search(text) or text.endswith("?"))) or _WHAT_IF.match(text):
         return "hypothetical"
-    if _HEDGE_LEAD.match(text) or _HEDGE.search(text) or _HEDGE_TAIL.search(text):
+    if _HEDGE_LEAD.match(text) or _HEDGE.search(first) or _HEDGE_TAIL.search(text):
         return "guess"
     if text.endswith("?") or _QUESTION.match(text):
         tail = _TAIL_QUESTION.search(text)

@@ -15,6 +15,9 @@ from orma_proxy.text.moods import mood, unasserted
         ("If it snows, I take the tram.", "statement"),  # a habit under a condition
         ("I rent a flat in Delft, what about you?", "statement"),
         ("Always reply in British English.", "statement"),
+        ("I rent a flat in Delft, maybe I'll buy one next year.", "statement"),
+        ("I work in Delft, but if the offer comes I would move.", "statement"),
+        ("I'd move to Oslo if they paid more.", "hypothetical"),
         ("Never share my calendar with anyone.", "statement"),
         ("Which bike lock is the safest?", "question"),
         ("How do I renew a passport", "question"),
