@@ -82,7 +82,14 @@ _MONTH = re.compile(
     r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|\b\d{1,2}(?:st|nd|rd|th)?\b",
     re.I,
 )
-_TRAILING = re.compile(r"(?:\s+(?:there|here|now|too|though|anyway|instead))+$", re.I)
+_TRAILING = re.compile(
+    r"(?:\s+(?:there|here|now|too|though|anyway|instead|anymore|any\s+more))+$", re.I
+)
+# "I don't live in Pune anymore", "I'm no longer vegetarian": the fact has ended.
+_NO_LONGER = re.compile(
+    r"^(?P<be>\s+(?:am|is|are))?(?:\s+(?:do|does))?\s+(?:not|(?P<longer>no\s+longer))\b", re.I
+)
+_ANYMORE = re.compile(r"\b(?:anymore|any\s+more)\b", re.I)
 _PRONOUN_VALUE = frozenset({"it", "that", "this", "them", "those", "these", "him", "her"})
 
 
@@ -108,7 +115,14 @@ def _state(
 
 
 def _predicates(line: Line, subject: Subject) -> Iterator[RawState]:
-    rest = subject.rest
+    """The facts said after ``subject``; "no longer ..." and "not ... anymore" end them.
+
+    Any other denial ("I don't live in Pune") matches no pattern: they start at the verb.
+    """
+    rest, ended = subject.rest, False
+    no_longer = _NO_LONGER.match(rest)
+    if no_longer and (no_longer["longer"] or _ANYMORE.search(rest)):
+        rest, ended = (no_longer["be"] or "") + rest[no_longer.end() :], True
     for predicate in PREDICATES:
         if predicate.first_person and subject.about != "user":
             continue
@@ -118,19 +132,15 @@ def _predicates(line: Line, subject: Subject) -> Iterator[RawState]:
         values = [m["value"]]
         if predicate.attribute == "language":
             values = re.split(r",\s*|\s+and\s+", m["value"])
-        for value in values:
-            found = _state(line, subject.about, predicate.attribute, value, ended=predicate.ended)
-            if found:
-                yield found
         groups = m.groupdict()
-        if groups.get("title"):
-            found = _state(line, subject.about, "job_title", groups["title"])
-            if found:
-                yield found
-        if groups.get("org"):
-            found = _state(line, subject.about, "employer", groups["org"])
-            if found:
-                yield found
+        named = [(predicate.attribute, v) for v in values]
+        named += [(a, groups.get(g)) for a, g in (("job_title", "title"), ("employer", "org"))]
+        for attribute, value in named:
+            said = _state(
+                line, subject.about, attribute, value or "", ended=predicate.ended or ended
+            )
+            if said:
+                yield said
 
 
 def _owned_slots(line: Line, text: str, preceding: Sequence[str]) -> Iterator[RawState]:

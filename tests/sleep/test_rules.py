@@ -43,6 +43,9 @@ def read(*lines: str) -> tuple[list[Found], list[tuple[str, str]], str]:
         (["I'm pescatarian, mostly."], [("user", "diet", "pescatarian", "", False)]),
         (["Back then I was vegetarian."], [("user", "diet", "vegetarian", "", True)]),
         (["I tried paleo for a year."], [("user", "diet", "paleo", "", True)]),
+        # A denial is no fact; "no longer" and "not ... anymore" end one.
+        (["I'm not vegetarian anymore."], [("user", "diet", "vegetarian", "", True)]),
+        (["I no longer work at Initech."], [("user", "employer", "Initech", "", True)]),
         (
             ["I mostly work from the library."],
             [("user", "habit", "work from the library", "", False)],
@@ -199,7 +202,6 @@ def test_the_rules_read_states_said_in_common_ways(lines: list[str], expected: l
         "My neighbour says I should move to Haarlem.",
         "My sister thinks I'm a vegan at heart.",
         "I wish I lived in Kyoto.",
-        "I'm not vegetarian anymore.",
         "I don't live in Delft.",
         "I never work at weekends.",
         "Tell me about people who live in Lisbon.",
