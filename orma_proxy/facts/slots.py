@@ -100,6 +100,12 @@ def active_in_slot(conn: Connection, slot: Slot) -> list[SlotState]:
     return [_slot_state(r) for r in _ACTIVE.all_named(rows)]
 
 
+def closed_in_slot(conn: Connection, slot: Slot) -> list[SlotState]:
+    """The closed states of ``slot`` (its history), the most recently said first."""
+    rows = conn.execute(_ACTIVE.sql + "AND active = 0 ORDER BY stated_at DESC", _params(slot))
+    return [_slot_state(r) for r in _ACTIVE.all_named(rows)]
+
+
 def drawn_in_slot(conn: Connection, slot: Slot, sentence_id: int, before: float) -> list[SlotState]:
     """The states of ``slot`` stored before ``before`` citing this line, active or closed.
 

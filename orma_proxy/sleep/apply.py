@@ -2,10 +2,11 @@
 
 Rules (defeasible where asked): a categorical state with a different value
 closes the active one (``active = 0``, ``superseded_by``, ``valid_to``) and
-opens the new one; the same value again is a rehearsal; a conditional state
-lives beside the baseline and never closes it; an older statement that
-arrives late (a redo, a retried batch) becomes history behind the newer
-active state instead of overturning it. Events are stored with their
+opens the new one; a value said as ended ("I used to live in Tartu") closes
+it or, not known yet, is stored as history; the same value again is a
+rehearsal; a conditional state lives beside the baseline and never closes it;
+an older statement that arrives late (a redo, a retried batch) becomes history
+behind the newer active state instead of overturning it. Events are stored with their
 resolved dates. Every state and event is linked to its entities for
 spreading activation. The watermark moves in the same transaction.
 """
@@ -27,6 +28,7 @@ from orma_proxy.facts import (
     active_in_slot,
     alternative_attribute,
     close_state,
+    closed_in_slot,
     drawn_in_slot,
     entity_id,
     forgotten_values,
@@ -177,8 +179,7 @@ def _apply_state(
             close_state(conn, old.id, None, said_at, "ended")
         outcome.states_ended += len(same)
         if not same:
-            reason = "says it ended, but no such state is active"
-            outcome.rejections.append(_rejection(state, reason))
+            return _past(conn, space, holder, slot, state, outcome, now)
         return None
     if same:
         if reread and _counted(same[0], said_at, now):
@@ -197,6 +198,25 @@ def _apply_state(
             for old in active:
                 close_state(conn, old.id, new_id, state.valid_from, "superseded")
             outcome.states_superseded += len(active)
+    outcome.states_added += 1
+    link_state(conn, space, holder, new_id, state.value, now)
+    return new_id
+
+
+def _past(
+    conn: Connection,
+    space: str,
+    holder: int,
+    slot: Slot,
+    state: VerifiedState,
+    outcome: BatchOutcome,
+    now: float,
+) -> int | None:
+    """A fact said as past and not known ("I used to live in Tartu"): history, never current."""
+    if any(value_key(c.value) == value_key(state.value) for c in closed_in_slot(conn, slot)):
+        return None  # already history (this line read again, or said before)
+    new_id = _insert_state(conn, space, holder, state, now, active=False)
+    close_state(conn, new_id, None, state.line.said_at, "ended")
     outcome.states_added += 1
     link_state(conn, space, holder, new_id, state.value, now)
     return new_id

@@ -36,8 +36,22 @@ _MONTHS = (
     r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
     r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
 )
+# A month by its name alone, capitalised ("in June", never "you may").
+_MONTH_NAMES = (
+    r"January|February|March|April|May|June|July|August|September|October|November|December"
+)
+_MONTH_NUMBERS = {name[:3].lower(): n for n, name in enumerate(_MONTH_NAMES.split("|"), start=1)}
 _NUM = r"(?:\d+|" + "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True)) + ")"
 _UNIT = r"(?P<unit>day|week|month|year)s?"
+_PAST = re.compile(
+    r"\b(?:was|were|been|had|did|went|gave|got|made|took|came|saw|met|fell|broke|bought|sold|left|"
+    r"ran|won|lost|began|became|found|wrote|spent|sent|built|drove|flew|ate|drank|told|said|"
+    r"paid|heard|kept|felt|taught|caught|brought|chose|forgot|spoke|grew|knew|slept|sat|"
+    r"stood|ago|last|yesterday|\w+ed)\b",
+    re.IGNORECASE,
+)
+_EVERY = re.compile(r"\b(?:every|each)\s+(?:other\s+)?$", re.IGNORECASE)
+_COPULA = re.compile(r"\b(?:is|are|am)\b|['\u2019](?:s|re|m)\b", re.IGNORECASE)
 _FUTURE = re.compile(
     r"\b(will|shall|going to|gonna|plan(?:ning)? to|planned|scheduled|next|tomorrow|upcoming|"
     r"coming|soon|'ll)\b",
@@ -77,8 +91,15 @@ def zone(name: str) -> tzinfo:
 
 
 def prefers_future(line: str) -> bool:
-    """Whether the line talks about the future ('I'm flying on Saturday' vs 'I flew...')."""
-    return _FUTURE.search(line) is not None
+    """Whether the line talks about the future ('I'm flying on Saturday' vs 'I flew...').
+
+    A line that does something with no verb in the past ("I have a dentist
+    appointment on Friday") speaks of the next Friday, not the last one; a line
+    that says what is ("my birthday is on 14 March") keeps the date before.
+    """
+    if _FUTURE.search(line):
+        return True
+    return _PAST.search(line) is None and _COPULA.search(line) is None
 
 
 def _number(text: str) -> int:
@@ -142,17 +163,37 @@ def _rule_weekday(m: re.Match[str], day: date, future: bool) -> tuple[date, Prec
 
 def _rule_period(m: re.Match[str], day: date, future: bool) -> tuple[date, Precision]:
     step = {"last": -1, "past": -1, "previous": -1, "this": 0, "next": 1, "coming": 1}
-    return _shift(day, step[m["mode"].lower()], m["unit"])
+    unit = m["unit"].lower()
+    if unit == "weekend":
+        # The week of the weekend before this week's, this week's, or the one after it.
+        steps = step[m["mode"].lower()]
+        saturday = _weekday(day, "saturday", "this") + timedelta(days=_DAYS_PER_WEEK * steps)
+        return _week_start(saturday), "week"
+    return _shift(day, step[m["mode"].lower()], unit)
+
+
+def _rule_month_name(m: re.Match[str], day: date, future: bool) -> tuple[date, Precision]:
+    """'in June': the last June (the next one in a line about the future); this month is now."""
+    month = _MONTH_NUMBERS[m["month"][:3].lower()]
+    year = day.year
+    if future and month < day.month:
+        year += 1
+    elif not future and month > day.month:
+        year -= 1
+    return date(year, month, 1), "month"
 
 
 def _rule_ago(m: re.Match[str], day: date, future: bool) -> tuple[date, Precision]:
-    """'3 days ago', 'in two weeks': exact for days and weeks, the month for longer spans."""
+    """'3 days ago', 'two weeks ago', 'in two weeks': a day; the month for longer spans.
+
+    A count of days or weeks back from a day names a day ("two weeks ago" said on
+    31 October is 17 October), unlike "last week", which names a week.
+    """
     count = _number(m["n"]) * (1 if m["dir"].lower() == "in" else -1)
     unit = m["unit"].lower()
-    if unit == "day":
-        return day + timedelta(days=count), "day"
-    if unit == "week":
-        return _week_start(day + timedelta(days=count * _DAYS_PER_WEEK)), "week"
+    if unit in ("day", "week"):
+        days = count * (_DAYS_PER_WEEK if unit == "week" else 1)
+        return day + timedelta(days=days), "day"
     months = count * (_MONTHS_PER_YEAR if unit == "year" else 1)
     return _month_start(day, months), "month"
 
@@ -181,10 +222,14 @@ _RULES: tuple[tuple[re.Pattern[str], Rule], ...] = (
     ),
     (
         re.compile(
-            r"\b(?P<mode>last|past|previous|this|next|coming)\s+(?P<unit>week|month|year)\b",
+            r"\b(?P<mode>last|past|previous|this|next|coming)\s+(?P<unit>weekend|week|month|year)\b",
             re.IGNORECASE,
         ),
         _rule_period,
+    ),
+    (
+        re.compile(rf"\b(?i:in|during)\s+(?P<month>{_MONTH_NAMES})(?!\s+\d)\b"),
+        _rule_month_name,
     ),
     (
         re.compile(rf"\b(?P<dir>in)\s+(?P<n>{_NUM})\s+{_UNIT}\b", re.IGNORECASE),
@@ -208,13 +253,14 @@ def find_date_phrase(text: str) -> str | None:
     """The first date phrase in ``text`` that this module can resolve, if any."""
     found: list[tuple[int, str]] = []
     for pattern, _ in _RULES:
-        m = pattern.search(text)
-        if m:
-            found.append((m.start(), m[0]))
+        for m in pattern.finditer(text):
+            if not _EVERY.search(text[: m.start()]):  # "every Sunday" is how often, not when
+                found.append((m.start(), m[0]))
+                break
     for pattern in (_ABSOLUTE, _YEAR):
-        m = pattern.search(text)
-        if m:
-            found.append((m.start(), m[0]))
+        absolute = pattern.search(text)
+        if absolute:
+            found.append((absolute.start(), absolute[0]))
     return min(found)[1] if found else None
 
 

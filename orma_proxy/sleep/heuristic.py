@@ -1,112 +1,289 @@
-"""Consolidation without an LLM: common first-person patterns, found by rules.
+"""Consolidation without an LLM: common personal facts, found by rules.
 
-When no upstream is configured or it cannot be reached, sleep still turns
-"I live in Pune", "I moved to Bangalore", "I work as a backend engineer",
-"I work at Zerodha", "my dentist is Dr. Rao", "I'm allergic to peanuts",
-"never chain commands with semicolons, use newlines" (a rule, its alternative
-split off by verification) and "I prefer tabs" into states. The
-rules emit the same ``Extraction`` the model would, so the same verification
-and apply steps run after them: a rule is a proposer, not an authority.
+When no upstream is configured or it cannot be reached (or its answer yields
+nothing verified), sleep still turns what people commonly say about themselves
+and the people around them into states and events: "I live in Pune", "I work
+at Flipkart as a data engineer", "I'm vegetarian", "my sister Asha is allergic
+to peanuts" (about Asha, and "she" after it), "every morning I drink black
+coffee", "when I have a sore throat, I drink ginger tea instead" (a condition
+beside the habit), "never chain commands with semicolons" (a rule), "actually
+it's 14 May" (a correction of the value just said) and "my manager gave me a
+Swiss knife yesterday" (an event of that day). Lines that assert nothing (a
+question, a guess, a hypothetical, reported speech, a wish: ``text.moods``)
+give nothing, and a value the clause denies ("I don't live in Pune") is no
+fact. The rules emit the same ``Extraction`` the model would, so the same
+verification and apply steps run after them: a rule is a proposer, not an
+authority.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
-from orma_proxy.sleep import clock, holder
+from orma_proxy.sleep import clock, holder, persons
 from orma_proxy.sleep.batch import Batch, Line
 from orma_proxy.sleep.extract import Extraction, RawState
 from orma_proxy.sleep.names import normalise_attribute
-from orma_proxy.text import said_rule
+from orma_proxy.sleep.rule_events import events_in
+from orma_proxy.sleep.rule_habits import habits_in
+from orma_proxy.sleep.rule_patterns import (
+    END,
+    OCCUPATION,
+    PLACE,
+    PREDICATES,
+    RELATION_NAMED,
+    VALUE,
+)
+from orma_proxy.sleep.subjects import Subject, spelt_out, subjects_in
+from orma_proxy.text import NOT_NAMES, said_rule, unasserted
 
-# A value runs to the end of its clause, without a trailing time phrase.
-_VALUE = r"(?P<value>(?:(?:Dr|Mr|Mrs|Ms|Prof|St)\.\s+)?[^,;.!?]+?)"
-_END = r"(?=\s*(?:[,;.!?]|\band\b|\bbut\b|\bsince\b|\bfor\b\s+\d|$))"
-_PLACE = r"(?P<value>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)"
-_ARTICLE = r"(?:an?\s+|the\s+)?"
+__all__ = ["extract_by_rules"]
+
 _NAME = r"(?P<value>[A-Z][a-z][\w'-]*)"
-
-# (attribute, pattern); case-insensitive except where names must be capitalised.
-_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("name", re.compile(rf"\b(?i:my name is|call me|i'm|i am)\s+{_NAME}(?=\s*(?:[,.!?]|"
-                        rf"\band\b|$))")),
-    ("home_city", re.compile(
-        rf"\b(?i:(?:i|we)(?:'ve| have)?\s+(?:just\s+)?(?:moved|relocated|shifted)"
-        rf"(?:\s+from\s+[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)?\s+to)\s+{_PLACE}")),
-    ("home_city", re.compile(
-        rf"\b(?i:i(?:'m| am)?\s+(?:now\s+|currently\s+|still\s+)?(?:live|living|based|staying)"
-        rf"\s+in)\s+{_PLACE}")),
-    ("home_city", re.compile(rf"\b(?i:my\s+(?:new\s+)?home\s+is(?:\s+now)?\s+in)\s+{_PLACE}")),
-    ("job_title", re.compile(rf"\b(?i:(?:i|and)\s+(?:now\s+)?work\s+as)\s+{_ARTICLE}{_VALUE}"
-                             rf"(?=\s+(?:at|for|in)\b|{_END})", re.I)),
-    ("job_title", re.compile(rf"\b(?i:i'm|i am)\s+(?i:now\s+)?(?i:an?)\s+{_VALUE}"
-                             rf"(?=\s+(?i:at|for)\s+[A-Z])")),
-    ("employer", re.compile(rf"\b(?i:(?:i|and)\s+(?:now\s+)?work\s+(?:at|for))\s+{_PLACE}")),
-    ("employer", re.compile(
-        rf"\b(?i:(?:i|and)\s+(?:now\s+)?work\s+as\s+[^,;.!?]+?\s+(?:at|for))\s+{_PLACE}")),
-    ("employer", re.compile(
-        rf"\b(?i:(?:i'm|i am)\s+(?:now\s+)?an?\s+[^,;.!?]+?\s+(?:at|for))\s+{_PLACE}")),
-    ("allergy", re.compile(rf"\bi(?:'m| am)\s+allergic\s+to\s+{_VALUE}{_END}", re.I)),
-    ("prefers", re.compile(rf"\bi\s+(?:really\s+)?prefer\s+{_VALUE}{_END}", re.I)),
-    ("morning_drink", re.compile(
-        r"\bi\s+(?:(?:usually|now|always|mostly|normally|often)\s+)?drink\s+"
-        r"(?P<value>[^,;.!?]+?)(?:\s+instead\s+of\s+[^,;.!?]+?)?\s+(?:in\s+the|every|each)"
-        r"\s+morning", re.I)),
-)  # fmt: skip
+_NAMING = re.compile(rf"\b(?i:my name is|call me|i am)\s+{_NAME}(?=\s*(?:[,.!?]|\band\b|$))")
+# "I'm Noor, a graphic designer from Lahore": what the name is said with.
+_APPOSITION = re.compile(
+    rf"\b(?i:my name is|i am)\s+[A-Z][a-z][\w'-]*,\s+(?i:an?)\s+(?P<title>{OCCUPATION})"
+    rf"(?:\s+(?i:from)\s+(?P<place>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*))?"
+)
+_HOME_IS = re.compile(rf"\b(?i:my\s+(?:new\s+)?home\s+is(?:\s+now)?\s+in)\s+{PLACE}")
 _MY_X_IS = re.compile(
-    rf"\bmy\s+(?:new\s+|current\s+)?(?P<attr>[a-z][a-z ]{{1,30}}?)\s+(?:is|are)\s+{_VALUE}{_END}",
+    rf"\b(?P<owner>my|her|his)\s+(?:new\s+|current\s+)?(?P<attr>[a-z][a-z ]{{1,30}}?)\s+"
+    rf"(?:is|are)\s+(?:on\s+)?{VALUE}{END}",
     re.IGNORECASE,
 )
 # "my X is Y" where X is a relation with a name ("my sister Asha is ...") is not a slot.
-_NOT_SLOTS = frozenset({"name"})
+_NOT_SLOTS = frozenset({"name", "favourite", "favorite", "plan", "idea", "question", "guess"})
 _MAX_SLOT_WORDS = 3
-
-
-def _matches(line: Line) -> Iterator[RawState]:
-    text = line.text
-    rule = said_rule(text)  # split into what is forbidden and the alternative by verification
-    if rule:
-        yield RawState(
-            line=line.number, about="user", attribute="rule", value=rule, prohibited=True
-        )
-    slots = set()
-    for attribute, pattern in _RULES:
-        if rule and attribute == "prefers":
-            continue  # "never X, I prefer Y": Y is the rule's alternative
-        for m in pattern.finditer(text):
-            value = _trim(m["value"])
-            if value:
-                slots.add(attribute)
-                yield RawState(line=line.number, about="user", attribute=attribute, value=value)
-    for m in _MY_X_IS.finditer(text):
-        attribute, value = m["attr"].strip().lower(), _trim(m["value"])
-        words = attribute.split()
-        if len(words) > 1 and re.fullmatch(holder.RELATIONS, words[0]):
-            continue  # "my sister Asha is ...": a person, not a slot of the user's
-        if normalise_attribute(attribute) in slots:
-            continue  # "my home is in Pune": said better by its own pattern
-        if value and attribute not in _NOT_SLOTS and len(words) <= _MAX_SLOT_WORDS:
-            yield RawState(line=line.number, about="user", attribute=attribute, value=value)
+# A standing instruction: "Always give me temperatures in Celsius", "Use rebase instead of merge".
+_ALWAYS = re.compile(
+    r"^(?:(?:and|also|so|please|from now on|going forward)\b[\s,]*)*always\s+(?P<value>\w.*?)"
+    r"[\s.!]*$",
+    re.I,
+)
+_IMPERATIVE = re.compile(
+    r"^(?:(?:and|also|so|please)\b[\s,]*)*(?P<value>(?:use|keep|write|answer|reply|respond|"
+    r"format|speak|stick|put)\b.*?)[\s.!]*$",
+    re.I,
+)
+_UNLESS_TAIL = re.compile(r"\s+unless\s+(?P<cond>[^,;.!?]+)$", re.I)
+# A correction: the value said just before, said again right ("Sorry, it's 14 May").
+_CORRECTING = re.compile(
+    r"\b(?:actually|sorry|oops|correction|wait|mistyped|typo|i meant|i mean|rather)\b", re.I
+)
+_CORRECTED = re.compile(
+    r"(?:^|[,.;]\s*|\b(?:actually|no)\s+)(?:it\s+is|i\s+meant|i\s+mean|make\s+that)\s+"
+    r"(?P<value>[^,;.!?]+?)(?:\s+now)?(?=\s*(?:[,;.!?]|$))",
+    re.I,
+)
+_MONTH = re.compile(
+    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|\b\d{1,2}(?:st|nd|rd|th)?\b",
+    re.I,
+)
+_TRAILING = re.compile(
+    r"(?:\s+(?:there|here|now|too|though|anyway|instead|anymore|any\s+more))+$", re.I
+)
+# "I don't live in Pune anymore", "I'm no longer vegetarian": the fact has ended.
+_NO_LONGER = re.compile(
+    r"^(?P<be>\s+(?:am|is|are))?(?:\s+(?:do|does))?\s+(?:not|(?P<longer>no\s+longer))\b", re.I
+)
+_ANYMORE = re.compile(r"\b(?:anymore|any\s+more)\b", re.I)
+_PRONOUN_VALUE = frozenset({"it", "that", "this", "them", "those", "these", "him", "her"})
 
 
 def _trim(value: str) -> str:
     """The value without a trailing time phrase ('Bangalore last week' -> 'Bangalore')."""
     value = value.strip()
     phrase = clock.find_date_phrase(value)
-    if phrase:
+    if phrase and value.lower().find(phrase.lower()) > 0:  # a date alone is the value
         value = value[: value.lower().find(phrase.lower())].strip()
-    return value.strip(" ,;")
+    return _TRAILING.sub("", value).strip(" ,;")
+
+
+def _state(
+    line: Line, about: str, attribute: str, value: str, *, ended: bool = False, condition: str = ""
+) -> RawState | None:
+    value = _trim(value)
+    if not value or value.lower() in _PRONOUN_VALUE:
+        return None
+    return RawState(
+        line=line.number, about=about, attribute=attribute, value=value, ended=ended,
+        condition=condition,
+    )  # fmt: skip
+
+
+def _predicates(line: Line, subject: Subject) -> Iterator[RawState]:
+    """The facts said after ``subject``; "no longer ..." and "not ... anymore" end them.
+
+    Any other denial ("I don't live in Pune") matches no pattern: they start at the verb.
+    """
+    rest, ended = subject.rest, False
+    no_longer = _NO_LONGER.match(rest)
+    if no_longer and (no_longer["longer"] or _ANYMORE.search(rest)):
+        rest, ended = (no_longer["be"] or "") + rest[no_longer.end() :], True
+    for predicate in PREDICATES:
+        if predicate.first_person and subject.about != "user":
+            continue
+        m = predicate.pattern.match(rest)
+        if m is None:
+            continue
+        values = [m["value"]]
+        if predicate.attribute == "language":
+            values = re.split(r",\s*|\s+and\s+", m["value"])
+        groups = m.groupdict()
+        named = [(predicate.attribute, v) for v in values]
+        named += [(a, groups.get(g)) for a, g in (("job_title", "title"), ("employer", "org"))]
+        for attribute, value in named:
+            said = _state(
+                line, subject.about, attribute, value or "", ended=predicate.ended or ended
+            )
+            if said:
+                yield said
+
+
+def _owned_slots(line: Line, text: str, preceding: Sequence[str]) -> Iterator[RawState]:
+    """ "my dentist is Dr. Rao", "her teacher is Ms. Kapoor": a slot of the owner's."""
+    for m in _MY_X_IS.finditer(text):
+        attribute, value = m["attr"].strip().lower(), m["value"]
+        words = attribute.split()
+        if (len(words) > 1 and re.fullmatch(holder.RELATIONS, words[0])) or attribute in _NOT_SLOTS:
+            continue  # "my sister Asha is ...": a person, not a slot
+        if len(words) > _MAX_SLOT_WORDS or normalise_attribute(attribute) == "name":
+            continue
+        about = "user"
+        if m["owner"].lower() != "my":
+            person = persons.antecedent(m["owner"], text[: m.start()], preceding)
+            if person is None or person.kind == "group":
+                continue
+            about = person.name
+        found = _state(line, about, attribute, value)
+        if found:
+            yield found
+
+
+def _relations(line: Line, text: str) -> Iterator[RawState]:
+    """ "my sister Asha": the user's sister is Asha."""
+    for m in RELATION_NAMED.finditer(text):
+        name = m["name"].removesuffix("'s")
+        if name.split()[-1].lower() in NOT_NAMES:
+            continue
+        found = _state(line, "user", m["rel"].lower(), name)
+        if found:
+            yield found
+
+
+def _instructions(line: Line, text: str) -> Iterator[RawState]:
+    """A standing instruction that forbids nothing: what the user prefers, always."""
+    if said_rule(text):
+        return
+    m = _ALWAYS.match(text) or _IMPERATIVE.match(text)
+    if m is None:
+        return
+    value, condition = m["value"], ""
+    unless = _UNLESS_TAIL.search(value)
+    if unless:
+        value, condition = value[: unless.start()], f"unless {unless['cond'].strip()}"
+    found = _state(line, "user", "prefers", value, condition=condition)
+    if found:
+        yield found
+
+
+def _shape(value: str) -> str:
+    if _MONTH.search(value) and re.search(r"\d", value):
+        return "date"
+    if re.fullmatch(OCCUPATION, value.lower()):
+        return "occupation"
+    if value[:1].isupper():
+        return "name"
+    return "other"
+
+
+def _correction(line: Line, text: str, before: str, earlier: Sequence[RawState]) -> RawState | None:
+    """ "Sorry, I mistyped. It's 14 May.": the latest value of the same kind, said right."""
+    if not (_CORRECTING.search(text) or _CORRECTING.search(before)):
+        return None
+    m = _CORRECTED.search(spelt_out(text))
+    if m is None:
+        return None
+    value = _trim(m["value"])
+    shape = _shape(value)
+    for state in reversed(earlier):
+        if state.about == "user" and not state.ended and _shape(state.value) == shape:
+            if shape == "occupation" and state.attribute != "job_title":
+                continue
+            return _state(line, "user", state.attribute, value)
+    return None
+
+
+def _read_line(line: Line, preceding: Sequence[str], earlier: Sequence[RawState]) -> Extraction:
+    result = Extraction()
+    text = line.text
+    rule = said_rule(text)  # split into what is forbidden and the alternative by verification
+    if rule:
+        result.states.append(
+            RawState(line=line.number, about="user", attribute="rule", value=rule, prohibited=True)
+        )
+    spelt = spelt_out(text)
+    for m in _NAMING.finditer(spelt):
+        result.user_name = m["value"]
+    for m in _APPOSITION.finditer(spelt):
+        for attribute, value in (("job_title", m["title"]), ("hometown", m["place"])):
+            found = _state(line, "user", attribute, value) if value else None
+            if found:
+                result.states.append(found)
+    for subject in subjects_in(spelt, preceding):
+        # "Never suggest taxis, I prefer the metro": the metro is the rule's alternative.
+        result.states.extend(
+            s for s in _predicates(line, subject) if not rule or s.attribute != "prefers"
+        )
+    for m in _HOME_IS.finditer(spelt):
+        found = _state(line, "user", "home_city", m["value"])
+        if found:
+            result.states.append(found)
+    result.states.extend(habits_in(line, spelt, preceding, [*earlier, *result.states]))
+    slots = {normalise_attribute(s.attribute) for s in result.states}
+    result.states.extend(
+        s for s in _owned_slots(line, text, preceding) if normalise_attribute(s.attribute)
+        not in slots
+    )  # fmt: skip
+    result.states.extend(_relations(line, text))
+    result.states.extend(_instructions(line, text))
+    if not result.states:
+        corrected = _correction(line, text, preceding[-1] if preceding else "", earlier)
+        if corrected:
+            result.states.append(corrected)
+    result.events.extend(events_in(line, spelt, preceding))
+    # "I left Zenbridge and I'm now a pharmacist at Ardent Robotics": the new value
+    # replaces the old one, which stays history marked "now Ardent Robotics".
+    current = {(s.about, s.attribute) for s in result.states if not s.ended}
+    result.states = [
+        s for s in result.states if not (s.ended and (s.about, s.attribute) in current)
+    ]
+    return result
+
+
+def _unique(states: list[RawState]) -> list[RawState]:
+    seen: set[tuple[int, str, str, str]] = set()
+    kept = []
+    for s in states:
+        key = (s.line, s.about.lower(), normalise_attribute(s.attribute), s.value.lower())
+        if key not in seen:
+            seen.add(key)
+            kept.append(s)
+    return kept
 
 
 def extract_by_rules(batch: Batch) -> Extraction:
-    """States for the common first-person patterns on the batch's citable lines."""
+    """States and events for the common patterns on the batch's citable, asserting lines."""
     result = Extraction()
     for line in batch.lines:
-        if line.citable:
-            result.states.extend(_matches(line))
-    names = [s for s in result.states if s.attribute == "name"]
-    if names:
-        result.user_name = names[-1].value
-        result.states = [s for s in result.states if s.attribute != "name"]
+        if not line.citable or unasserted(line.text):
+            continue
+        found = _read_line(line, batch.preceding(line), result.states)
+        result.states.extend(found.states)
+        result.events.extend(found.events)
+        if found.user_name:
+            result.user_name = found.user_name
+    result.states = _unique(result.states)
     return result

@@ -28,7 +28,7 @@ from orma_proxy.sleep.names import (
     value_key,
 )
 from orma_proxy.sleep.report import RejectedKind, Rejection
-from orma_proxy.text import read_rule
+from orma_proxy.text import read_rule, unasserted
 from orma_proxy.text.stopwords import STOPWORDS
 
 _WORD = re.compile(r"[\w']+")
@@ -169,6 +169,8 @@ class Verifier:
             reason = f"cites s{item.line}, which is not a line of this batch"
         elif not line.citable:
             reason = f"cites s{item.line}, an {line.role} line (context only)"
+        elif (unsaid := unasserted(line.text)) is not None:
+            reason = f"cites s{item.line}: {unsaid}, no fact"
         else:
             return line
         result.rejections.append(Rejection(kind, "", item.model_dump(), reason))

@@ -4,7 +4,8 @@ Also the word lists every package must agree on: names (``names_in``), words
 that carry no meaning (``STOPWORDS``), CJK character pairs (``cjk_grams``), the
 plain-English kinds of fact (``groups_of``), identifiers in any spelling
 (``find_identifiers``), the date terms of a line or a query (``date_terms``,
-``query_dates``) and how a rule is said (``read_rule``).
+``query_dates``), how a rule is said (``read_rule``) and whether a sentence
+asserts anything at all (``unasserted``: not a question, guess or wish).
 """
 
 from orma_proxy.text.attributes import (
@@ -27,6 +28,7 @@ from orma_proxy.text.dates import (
 from orma_proxy.text.files import TEXT_SUFFIXES, FilePiece, check_text_file, read_pieces
 from orma_proxy.text.grams import SQL_FUNCTION, cjk_grams, has_cjk, query_grams
 from orma_proxy.text.identifiers import Identifier, find_identifiers, same
+from orma_proxy.text.moods import Mood, mood, unasserted
 from orma_proxy.text.names import NOT_NAMES, clean_name, names_in
 from orma_proxy.text.prohibitions import Prohibition, read_rule, said_rule
 from orma_proxy.text.segment import Segment, split_sentences
@@ -42,6 +44,7 @@ __all__ = [
     "TEXT_SUFFIXES",
     "FilePiece",
     "Identifier",
+    "Mood",
     "Prohibition",
     "QueryDates",
     "Segment",
@@ -57,6 +60,7 @@ __all__ = [
     "groups_of",
     "has_cjk",
     "leading_speaker",
+    "mood",
     "names_in",
     "query_dates",
     "query_grams",
@@ -69,4 +73,5 @@ __all__ = [
     "state_attributes",
     "stem",
     "stems",
+    "unasserted",
 ]

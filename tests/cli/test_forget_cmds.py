@@ -71,7 +71,7 @@ def test_supersede_release_unrelease_and_audit(orma: Orma, stored: Path) -> None
     assert released["preview"] == ["I quit my job at Acme."]
     assert "Acme" not in _ok(orma, "recall", "Where did I work?", "--db", db)
     assert _ok(orma, "unrelease", str(released["release_id"]), "--db", db) == (
-        f"Release #{released['release_id']} undone: 1 passage recalled again.\n"
+        f"Release #{released['release_id']} undone: 1 passage, 1 state recalled again.\n"
     )
     assert "Acme" in _ok(orma, "recall", "Where did I work?", "--db", db)
 

@@ -10,7 +10,11 @@ from tests.helpers.life import DENTIST, PUNE, exported, remember, shown
 
 
 def _home(facts: list) -> list[tuple[str, bool, str | None]]:  # type: ignore[type-arg]
-    return [(s.value, s.active, s.end_reason) for s in facts if s.attribute == "home_city"]
+    return [
+        (s.value, s.active, s.end_reason)
+        for s in facts
+        if s.attribute == "home_city" and s.entity == "user"  # not Asha's
+    ]
 
 
 async def test_a_correction_replaces_the_old_value_wherever_recall_looks(amem: AsyncMemory) -> None:
@@ -26,7 +30,11 @@ async def test_a_correction_replaces_the_old_value_wherever_recall_looks(amem: A
         assert not any("Pune" in text for text in texts), texts
     assert "Bangalore" in (await amem.recall("Where do I live?")).text
     assert "Dr. Rao" in (await amem.recall("Who is my dentist?")).text  # the rest is untouched
-    history = [s for s in await amem.facts(include_history=True) if s.attribute == "home_city"]
+    history = [
+        s
+        for s in await amem.facts(include_history=True)
+        if s.attribute == "home_city" and s.entity == "user"
+    ]
     assert [(s.value, s.active, s.end_reason, s.replaced_by) for s in history] == [
         ("Pune", False, "corrected", "Bangalore"),
         ("Bangalore", True, None, None),

@@ -73,7 +73,10 @@ async def test_a_move_outdates_the_earlier_line_at_once_and_sleep_agrees(
         return lines((await amem.recall(query)).text)
 
     def said_by_user(shown: list[str], word: str) -> list[str]:
-        return [line for line in shown if "user:" in line and word in line]
+        # The lines the user said (an event telling of the move is no outdated line).
+        return [
+            line for line in shown if line.startswith("[LOG") and "user:" in line and word in line
+        ]
 
     for _ in ("before sleep", "after sleep"):
         home = await block("Where do I live now?")

@@ -1,0 +1,88 @@
+"""Dated events, by rule: "my manager gave me a Swiss knife yesterday".
+
+A clause that names a date ("yesterday", "two weeks ago", "last month", "on
+Friday", "in 2019") and has a subject doing something then (a verb in the
+past, "I'm flying", "I will", "I have an appointment") is an event; what
+happened is the clause without its date words, and the date is resolved by
+``clock`` against the moment the line was said (verification does that).
+A state said with a date ("I'm 34 since May", "my birthday is on 14 March")
+has no verb of doing: it is not an event.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from orma_proxy.facts import USER
+from orma_proxy.sleep import clock
+from orma_proxy.sleep.batch import Line
+from orma_proxy.sleep.extract import RawEvent
+from orma_proxy.sleep.subjects import subjects_in
+
+__all__ = ["events_in"]
+
+_IRREGULAR = (
+    "went|gave|got|had|made|took|came|saw|met|fell|broke|bought|sold|left|ran|won|lost|began|"
+    "became|found|wrote|spent|sent|built|drove|flew|ate|drank|sang|swam|threw|wore|woke|hurt|"
+    "quit|told|said|paid|heard|held|kept|felt|taught|caught|brought|fought|chose|forgot|rode|"
+    "laid|spoke|shook|grew|knew|drew|slept|lent|led|hid|hung|stood|sat|did|moved"
+)
+_PLANNED = (
+    "appointment|meeting|interview|exam|test|flight|trip|surgery|operation|class|date|call|"
+    "party|wedding|concert|match|game|deadline|presentation|review|checkup|check-up|visit"
+)
+_DOING = re.compile(
+    r"^\s+(?:(?:just|finally|also|already|recently|then|actually|both|only)\s+)*(?:"
+    rf"(?:(?:was|were|got|have|has|had)\s+)?(?:\w+ed|{_IRREGULAR})\b"
+    r"|(?:am|is|are|was|were)\s+(?:\w+\s+)?\w+ing\b"
+    r"|(?:will|would|am\s+going\s+to|is\s+going\s+to|are\s+going\s+to|plan\s+to|want\s+to)\s+\w+"
+    rf"|(?:have|has)\s+(?:a|an|my|our|the|his|her)\s+(?:[\w-]+\s+){{0,3}}(?:{_PLANNED})\b)",
+    re.I,
+)
+_CLAUSE = re.compile(r"[,;]\s*|[.!?]\s+|\s+(?:but|though|although|while)\s+", re.I)
+_BEFORE = re.compile(r"(?:\b(?:since|for|until|till|by|every|each|from)\s+)$", re.I)
+_HOW_LONG = re.compile(r"(?:since|for|until|till|from)\b", re.I)
+# "My sister Leela and her husband Arjun visited": a second subject before the verb.
+_JOINED = re.compile(r"^\s+and\s+(?:(?:my|our|his|her|their)\s+(?:\w+\s+)?)?[A-Z][a-z][\w'-]*")
+_TO_YOU = re.compile(r"\b(?:you|your|yours)\b", re.I)
+_PREPOSITION = re.compile(r"\s*\b(?:on|in|at|during)\s*$", re.I)
+_OPENING = re.compile(r"^(?:(?:then|and|so|but|also|well|oh|anyway|just)\b[\s,]*)+", re.I)
+
+
+def _clause_of(text: str, start: int, end: int) -> tuple[int, int]:
+    """The clause of ``text`` that holds ``text[start:end]``."""
+    first, last = 0, len(text)
+    for m in _CLAUSE.finditer(text):
+        if m.end() <= start:
+            first = m.end()
+        elif m.start() >= end:
+            last = m.start()
+            break
+    return first, last
+
+
+def events_in(line: Line, text: str, preceding: Sequence[str]) -> list[RawEvent]:
+    """The dated event ``text`` (contractions spelt out) tells of, if any."""
+    phrase = clock.find_date_phrase(text)
+    if phrase is None:
+        return []
+    at = text.lower().find(phrase.lower())
+    if _BEFORE.search(text[:at]) or _HOW_LONG.match(phrase):
+        return []  # "since 2019", "for two weeks": how long a state holds, not an event
+    first, last = _clause_of(text, at, at + len(phrase))
+    before = _PREPOSITION.sub("", text[first:at])
+    clause = f"{before} {text[at + len(phrase) : last]}"
+    clause = re.sub(r"\s+([,.;!?])", r"\1", " ".join(clause.split()))
+    clause = _OPENING.sub("", clause).strip(" ,.!?")
+    subjects = subjects_in(clause, preceding)
+    if not subjects or subjects[0].lead.strip():
+        return []
+    subject = subjects[0]
+    if not _DOING.match(_JOINED.sub("", subject.rest)) or _TO_YOU.search(clause):
+        return []  # no act, or one with the assistant ("I'll call you tomorrow")
+    if clause.split()[0].lower() in ("i", "we", "my", "our"):
+        who = [USER] if subject.about == USER else [USER, subject.about]
+    else:
+        who = [subject.about]
+    return [RawEvent(line=line.number, what=clause, when=phrase, who=who)]

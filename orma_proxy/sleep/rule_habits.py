@@ -1,0 +1,173 @@
+"""Habits and their exceptions, by rule: "every morning I drink black coffee".
+
+A clause in the present tense with a frequency ("every Sunday", "on
+weekends", "twice a week", "usually") states a habit; one under a condition
+("When I have a sore throat, I drink ginger tea instead", "If it rains, I
+take the metro") states what holds in that situation, beside the habit and
+never replacing it (defeasible logic). "Unless" is not "when": "I cycle
+unless it rains" holds *unless* it rains (condition ``unless it rains``),
+while "Unless I have a deadline, then I make an espresso" names the
+exception's own act (condition ``deadline``). A drink keeps the seed's shape,
+its time of day in the attribute (``morning_drink: black coffee``), and a
+conditional drink joins the attribute of the drink it is the exception to;
+any other habit is ``habit: run 5k every Sunday``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from orma_proxy.sleep.batch import Line
+from orma_proxy.sleep.extract import RawState
+from orma_proxy.sleep.subjects import Subject, subjects_in
+from orma_proxy.sleep.verify import tidy_condition
+
+__all__ = ["habits_in"]
+
+_DAYS = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+_FREQUENCY = re.compile(
+    rf"\b(?:(?:every|each)\s+(?:other\s+|few\s+|single\s+)?(?:{_DAYS}|\w+)"
+    rf"|on\s+(?:weekends|weekdays|{_DAYS}s)(?:(?:,\s*|\s+and\s+)(?:{_DAYS}s))*"
+    r"|(?:most|some)\s+(?:days|mornings|evenings|nights|weekends|weeks)"
+    r"|(?:once|twice|thrice|\w+\s+times)\s+(?:a|per|every)\s+\w+"
+    r"|daily|weekly|nightly|monthly|everyday"
+    r"|(?:before|after)\s+(?:bed|work|breakfast|lunch|dinner|school)"
+    r"|in\s+the\s+(?:mornings?|evenings?)"
+    r"|(?:a|one|two|\d+)\s+[\w-]+\s+a\s+(?:day|week|month|year)"
+    r"|by\s+(?:day|night)|in\s+(?:my|the)\s+(?:free|spare)\s+time|on\s+the\s+side|for\s+fun"
+    r"|everywhere|usually|often|regularly|sometimes|always|normally|generally|occasionally"
+    r"|mostly)\b",
+    re.I,
+)
+_PERIOD = re.compile(r"\b(morning|afternoon|evening|night)s?\b", re.I)
+_LEADING = re.compile(
+    r"^(?:\s*(?:also|usually|still|now|always|often|normally|mostly|generally|just|"
+    r"sometimes|regularly|then)\b)+",
+    re.I,
+)
+_NOT_HABITS = frozenset(
+    """am is are was were be been being do does did have has had will would can could should
+    might may must not never cannot need needs want wants think guess hope wish know knows
+    feel feels like likes love loves mean meant""".split()  # noqa: SIM905
+)
+_DRINK = frozenset({"drink", "drinks"})
+_SUBORDINATE = re.compile(
+    r"\b(?:when(?:ever)?|if|unless|while|because|since|after|before|until|as|though|where|"
+    r"who|that|which|(?:every|each|any|the\s+first|the\s+last)\s+time|the\s+moment|once)\s*$",
+    re.I,
+)
+_MOST_LEAD_WORDS = 4  # "On weekdays after lunch": longer, it is a clause of its own
+# Whose situation a condition is: the user's ("when I travel", "when my back hurts"), the
+# weather's ("if it rains"), or a time ("during winter"); "if the input is empty" is code.
+_PERSONAL = re.compile(r"^(?:i|we|it|my|our|there)\b|^(?:winter|summer|monsoon|holidays)\b", re.I)
+# The situation a clause before the habit puts it in: "When I have a sore throat, ".
+_FRAME = re.compile(
+    r"(?:^|[.;!?]\s*)(?P<kw>when(?:ever)?|if|during|while|in\s+case\s+of|unless)\s+"
+    r"(?P<cond>[^,;.!?]+)[,;]\s*(?P<then>then\s+)?$",
+    re.I,
+)
+_LEAD_FRAME = re.compile(r"^(?P<kw>during|in)\s+(?P<cond>[^,]+?)[,\s]*$", re.I)
+_TAIL_FRAME = re.compile(
+    r"\s(?P<kw>when(?:ever)?|if|during|in\s+case\s+of|unless)\s+(?P<cond>[^,;.!?]+)$", re.I
+)
+_END = re.compile(r"[.;!?]|,\s+(?!(?:" + _DAYS + r")s\b)|\s+(?:and|but|so|though)\s+", re.I)
+_TRAILING = re.compile(r"(?:\s+(?:instead|now|too|as\s+well|though|anyway))+$", re.I)
+_PAST = re.compile(r"ed$")
+_INSTEAD_OF = re.compile(r"\s+instead\s+of\s+[^,;.!?]+?(?=\s+(?:in|on|at|every|each)\b|$)", re.I)
+_PRONOUNS = frozenset({"it", "them", "that", "this", "those", "these"})
+
+
+def _condition(kw: str, cond: str) -> str:
+    tidy = re.sub(r"^(?:i|we|it)\s+", "", tidy_condition(cond), flags=re.I)
+    return f"unless {tidy}" if kw.lower() == "unless" else tidy
+
+
+def _frame(text: str, subject: Subject, phrase: str) -> tuple[str, str]:
+    """The condition the habit is under, and the phrase without its tail condition."""
+    before = _FRAME.search(text[: subject.start])
+    if before and _PERSONAL.match(before["cond"].strip()):
+        then = before["then"] or subject.lead.strip().lower() == "then"
+        kw = "when" if then else before["kw"]  # "Unless X, then Y": Y is what X brings
+        return _condition(kw, before["cond"]), phrase
+    lead = _LEAD_FRAME.match(subject.lead.strip())
+    if lead and lead["kw"].lower() == "during":
+        return _condition("during", lead["cond"]), phrase
+    tail = _TAIL_FRAME.search(phrase)
+    if tail:
+        return _condition(tail["kw"], tail["cond"]), phrase[: tail.start()]
+    return "", phrase
+
+
+def _habit(line: Line, text: str, subject: Subject, earlier: Sequence[RawState]) -> RawState | None:
+    if _SUBORDINATE.search(subject.lead) or len(subject.lead.split()) > _MOST_LEAD_WORDS:
+        return None  # "When I have a sore throat": the condition, not the habit
+    end = _END.search(subject.rest)
+    clause = subject.rest[: end.start()] if end else subject.rest
+    words = _LEADING.sub("", clause).split()
+    if not words:
+        return None
+    verb = words[0].lower()
+    if verb in _NOT_HABITS or _PAST.search(verb):
+        return None
+    if subject.about != "user" and not verb.endswith("s"):
+        return None  # "she walks", not "she walked" or "she is"
+    condition, clause = _frame(text, subject, clause)
+    if not condition and _FRAME.search(text[: subject.start]):
+        return None  # under a condition that is not the person's: "if the input is empty"
+    in_lead = _FREQUENCY.search(subject.lead)
+    frequency = in_lead or _FREQUENCY.search(clause)
+    if not (frequency or condition):
+        return None
+    phrase = _TRAILING.sub("", _LEADING.sub("", clause).strip()).strip(" ,")
+    if verb in _DRINK:
+        return _drink(line, subject, phrase, condition, earlier)
+    if len(phrase.split()) > 1 and phrase.split()[1].lower() in _PRONOUNS:
+        return None  # "I reread it every few years": what "it" is, the rules cannot tell
+    if in_lead:
+        phrase = f"{phrase} {in_lead[0].lower()}"
+    return RawState(
+        line=line.number, about=subject.about, attribute="habit", value=phrase, condition=condition
+    )
+
+
+def _drink(
+    line: Line, subject: Subject, phrase: str, condition: str, earlier: Sequence[RawState]
+) -> RawState | None:
+    """ "I drink black coffee every morning": ``morning_drink: black coffee``.
+
+    What it replaces ("green tea instead of masala chai") is left out: the new
+    value supersedes the old one in the slot.
+    """
+    value = phrase.split(maxsplit=1)[1] if " " in phrase else ""
+    frequencies = [m[0] for m in _FREQUENCY.finditer(f"{subject.lead} {value}")]
+    for found in frequencies:
+        value = value.replace(found, " ")
+    value = _INSTEAD_OF.sub("", " ".join(value.split()))
+    value = re.sub(r"\s+(?:in\s+the|every|each)\s*$", "", value).strip(" ,")
+    if not value:
+        return None
+    period = next((p for f in frequencies if (p := _PERIOD.search(f))), None)
+    attribute = f"{period[1].lower()}_drink" if period else "drink"
+    if condition and not period:
+        drinks = [
+            s.attribute
+            for s in earlier
+            if s.about == subject.about and s.attribute.endswith("drink") and not s.condition
+        ]
+        attribute = drinks[-1] if drinks else attribute
+    return RawState(
+        line=line.number, about=subject.about, attribute=attribute, value=value, condition=condition
+    )
+
+
+def habits_in(
+    line: Line, text: str, preceding: Sequence[str], earlier: Sequence[RawState]
+) -> list[RawState]:
+    """The habits ``text`` (contractions spelt out) states, with their conditions."""
+    found = []
+    for subject in subjects_in(text, preceding):
+        habit = _habit(line, text, subject, earlier)
+        if habit is not None and habit.value:
+            found.append(habit)
+    return found
