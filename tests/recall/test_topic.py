@@ -73,8 +73,9 @@ async def test_a_query_on_one_fact_brings_that_fact(twenty: AsyncMemory) -> None
     film = await twenty.recall("Can you recommend a film for tonight?", "chat")
     assert {s.attribute for s in film.states} == CORE | {"favourite_film"}, film.text
     sister = await twenty.recall("Where does my sister live?", "chat")
-    assert "Noa lives in Bergen" in sister.text
-    assert {s.attribute for s in sister.states} == CORE, sister.text
+    assert "[user.sister: Noa]" in sister.text and "[Noa.home city: Bergen]" in sister.text
+    assert {s.attribute for s in sister.states} == CORE | {"sister"}, sister.text
+    assert len(sister.states) == len(CORE) + 2, sister.text  # the user's home, and Noa's
 
 
 async def test_an_assistant_reply_enters_only_on_its_topic(twenty: AsyncMemory) -> None:
