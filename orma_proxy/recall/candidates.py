@@ -57,6 +57,7 @@ from orma_proxy.recall.states import query_terms
 from orma_proxy.recall.temporal import SECONDS_PER_DAY, History
 from orma_proxy.store import Connection, Reader, execute_fn, fetch_sentences, keyword_passages
 from orma_proxy.store.vector_index import VectorIndex
+from orma_proxy.text.attributes import evidence_of, groups_of
 
 CHAT_ROLES = ("user", "assistant")  # whose chatter and questions the screen leaves out
 ECHO_LOOKUP = 8  # lines sharing an assistant sentence's words it is compared with
@@ -224,11 +225,13 @@ def _with_states(
     events = [event_candidate(e) for e in timed_events]
     matched: list[tuple[int, Candidate]] = []
     citing: dict[int, set[ItemKey]] = {}
+    kinds = {kind for term in terms for kind in groups_of(term)}
     for cand in [*states, *events]:
         cited_line = _cited(cand)
         citing.setdefault(cited_line, set()).add(cand.key)
         cand.relevance = found.get(cited_line, 0.0)
-        overlap = len(set(terms) & query_terms(_describe(cand)))
+        said = query_terms(_describe(cand))
+        overlap = len(set(terms) & said) + bool(kinds & _kinds(said))
         if overlap:
             matched.append((overlap, cand))
         items[cand.key] = cand
@@ -330,6 +333,11 @@ def _describe(cand: Candidate) -> str:
         return f"{s.entity} {s.attribute} {s.value} {s.condition}"
     assert cand.event is not None
     return f"{cand.event.what} {' '.join(cand.event.who)}"
+
+
+def _kinds(words: set[str]) -> set[str]:
+    """The kinds of fact words show ("allergy" is health, and diet: what one can eat)."""
+    return {kind for word in words for kind in evidence_of(word)}
 
 
 def _early_sources(

@@ -39,7 +39,8 @@ GROUPS = _table(
         "profession occupation position role salary firm",
         "home": "home address live reside residence move relocate city town house flat "
         "apartment hometown neighbourhood neighborhood street",
-        "diet": "diet eat food meal cuisine dish",
+        "diet": "diet eat food meal cuisine dish cook recipe breakfast lunch dinner "
+        "restaurant menu",
         "drink": "drink beverage",
         "health": "medical health diagnose diagnosis condition illness disease allergy allergic "
         "medication medicine prescribe prescription doctor hospital surgery symptom therapy "
@@ -61,7 +62,8 @@ GROUPS = _table(
 # description they are what must be present ("does not drink coffee").
 EVIDENCE = _table(
     {
-        "diet": "vegetarian vegan meat sugar gluten dairy keto fast snack egg",
+        "diet": "vegetarian vegan meat sugar gluten dairy keto fast snack egg allergy allergic "
+        "intolerance intolerant",
         "drink": "coffee tea chai latte juice beer wine alcohol soda smoothie milk water",
         "health": "asthma diabetes diabetic cancer pregnant blood pressure fever flu migraine "
         "insulin inhaler pill tablet dose clinic pharmacy vaccine chemo cholesterol thyroid "

@@ -149,3 +149,11 @@ async def test_the_message_being_answered_is_no_rival(
         block = await mem.recall_conversation([{"role": "user", "content": request}], "asks")
         assert "pastry chef in Lyon" in block.text, block.text
         assert "teal" not in block.text and "ThinkPad" not in block.text, block.text
+
+
+async def test_a_meal_question_brings_an_allergy(twenty: AsyncMemory) -> None:
+    """What one is allergic to bears on what to cook or order, though no word is shared."""
+    lunch = await twenty.recall("Any recipe ideas for lunch?", "chat")
+    assert "[user.allergy: penicillin]" in lunch.text, lunch.text
+    bike = await twenty.recall("Which bike should I take on the trail?", "chat")
+    assert "allergy" not in {s.attribute for s in bike.states}, bike.text
