@@ -77,6 +77,7 @@ from orma_proxy.facts.slots import (
     redraw,
     rehearse,
     rules_from_line,
+    slot_values,
 )
 from orma_proxy.facts.sources import (
     Citing,
@@ -212,6 +213,7 @@ __all__ = [
     "rehearse",
     "released_drawn",
     "rules_from_line",
+    "slot_values",
     "space_sizes",
     "state_by_id",
     "state_from",

@@ -28,6 +28,7 @@ __all__ = [
     "redraw",
     "rehearse",
     "rules_from_line",
+    "slot_values",
 ]
 
 
@@ -98,6 +99,12 @@ def active_in_slot(conn: Connection, slot: Slot) -> list[SlotState]:
     """The active states of ``slot``, the most recently said first."""
     rows = conn.execute(_ACTIVE.sql + "AND active = 1 ORDER BY stated_at DESC", _params(slot))
     return [_slot_state(r) for r in _ACTIVE.all_named(rows)]
+
+
+def slot_values(conn: Connection, slot: Slot) -> list[str]:
+    """Every value ``slot`` has held, active or closed: what an ending may repeat."""
+    rows = conn.execute(_ACTIVE.sql, _params(slot))
+    return [str(r["value"]) for r in _ACTIVE.all_named(rows)]
 
 
 def drawn_in_slot(conn: Connection, slot: Slot, sentence_id: int, before: float) -> list[SlotState]:

@@ -37,6 +37,7 @@ from orma_proxy.facts import (
     redraw,
     rehearse,
     rules_from_line,
+    slot_values,
 )
 from orma_proxy.sleep.batch import Batch
 from orma_proxy.sleep.lease import check_held
@@ -176,9 +177,13 @@ def _apply_state(
         for old in same:
             close_state(conn, old.id, None, said_at, "ended")
         outcome.states_ended += len(same)
-        if not same:
-            reason = "says it ended, but no such state is active"
-            outcome.rejections.append(_rejection(state, reason))
+        if not same and not _known(conn, slot, state):
+            # "I used to live in Tartu": the state was never recorded; it is history now.
+            ended_id = _insert_state(conn, space, holder, state, now, active=False)
+            close_state(conn, ended_id, None, said_at, "ended")
+            link_state(conn, space, holder, ended_id, state.value, now)
+            outcome.states_added += 1
+            outcome.states_ended += 1
         return None
     if same:
         if reread and _counted(same[0], said_at, now):
@@ -290,6 +295,11 @@ def _apply_event(
         return
     outcome.events_added += 1
     link_event(conn, space, event_id, event.what, event.who, now)
+
+
+def _known(conn: Connection, slot: Slot, state: VerifiedState) -> bool:
+    """Whether the slot already holds this value, active or as history."""
+    return any(value_key(v) == value_key(state.value) for v in slot_values(conn, slot))
 
 
 def _forgotten(conn: Connection, slot: Slot, state: VerifiedState) -> bool:

@@ -40,7 +40,9 @@ _NUM = r"(?:\d+|" + "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True)) + ")"
 _UNIT = r"(?P<unit>day|week|month|year)s?"
 _FUTURE = re.compile(
     r"\b(will|shall|going to|gonna|plan(?:ning)? to|planned|scheduled|next|tomorrow|upcoming|"
-    r"coming|soon|'ll)\b",
+    r"coming|soon|'ll)\b"
+    # "I have a dentist appointment on Friday": something one has, on a day, is ahead.
+    r"|\b(?:i|we)\s+(?:have|'ve got|have got)\s+(?:a|an|my|our|the)\b",
     re.IGNORECASE,
 )
 
@@ -141,18 +143,18 @@ def _rule_weekday(m: re.Match[str], day: date, future: bool) -> tuple[date, Prec
 
 
 def _rule_period(m: re.Match[str], day: date, future: bool) -> tuple[date, Precision]:
+    """'last week', 'next month'; a weekend is told by the week it ends."""
     step = {"last": -1, "past": -1, "previous": -1, "this": 0, "next": 1, "coming": 1}
-    return _shift(day, step[m["mode"].lower()], m["unit"])
+    unit = m["unit"].lower().removesuffix("end")
+    return _shift(day, step[m["mode"].lower()], unit)
 
 
 def _rule_ago(m: re.Match[str], day: date, future: bool) -> tuple[date, Precision]:
-    """'3 days ago', 'in two weeks': exact for days and weeks, the month for longer spans."""
+    """'3 days ago', 'two weeks ago': a count of days or weeks names a day; longer, the month."""
     count = _number(m["n"]) * (1 if m["dir"].lower() == "in" else -1)
     unit = m["unit"].lower()
-    if unit == "day":
-        return day + timedelta(days=count), "day"
-    if unit == "week":
-        return _week_start(day + timedelta(days=count * _DAYS_PER_WEEK)), "week"
+    if unit in ("day", "week"):
+        return day + timedelta(days=count * (_DAYS_PER_WEEK if unit == "week" else 1)), "day"
     months = count * (_MONTHS_PER_YEAR if unit == "year" else 1)
     return _month_start(day, months), "month"
 
@@ -181,7 +183,7 @@ _RULES: tuple[tuple[re.Pattern[str], Rule], ...] = (
     ),
     (
         re.compile(
-            r"\b(?P<mode>last|past|previous|this|next|coming)\s+(?P<unit>week|month|year)\b",
+            r"\b(?P<mode>last|past|previous|this|next|coming)\s+(?P<unit>weekend|week|month|year)\b",
             re.IGNORECASE,
         ),
         _rule_period,

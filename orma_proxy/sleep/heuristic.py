@@ -104,7 +104,9 @@ def extract_by_rules(batch: Batch) -> Extraction:
     result = Extraction()
     for line in batch.lines:
         if line.citable:
-            result.states.extend(_matches(line))
+            # "Asha: I moved to Mumbai": the first person of a named speaker's line is them.
+            about = line.speaker or "user"
+            result.states.extend(s.model_copy(update={"about": about}) for s in _matches(line))
     names = [s for s in result.states if s.attribute == "name"]
     if names:
         result.user_name = names[-1].value

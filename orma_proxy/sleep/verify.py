@@ -48,6 +48,9 @@ _CONDITION_FILLER = re.compile(
     r"i\s+(?:have|get)\s+got)\s+|^(?:a|an|the|my)\s+",
     re.I,
 )
+# How far back a line may leave its time to (``_carried_date``): the turn before it.
+_CARRY_LINES = 3
+_SUBJECT = re.compile(r"\b(?:i|i'm|i've|we|we're|he|she|they|it|it's|you|my|our)\b", re.I)
 _NAMING = re.compile(r"\b(?:i'm|i am|my name is|call me|this is|name's|name is)\s+", re.I)
 
 
@@ -207,7 +210,12 @@ class Verifier:
     ) -> None:
         value = normalise_value(state.value)
         who = holder.resolve_holder(
-            line.text, value, state.about, self._batch.preceding(line), user_name=user_name
+            line.text,
+            value,
+            state.about,
+            self._batch.preceding(line),
+            user_name=user_name,
+            speaker=line.speaker,
         )
         if isinstance(who, str):
             result.rejections.append(_reject(state, line, who))
@@ -261,9 +269,15 @@ class Verifier:
             reason = f"the line never says {name!r}" if name else "not what the cited line says"
             result.rejections.append(Rejection("event", line.text, event.model_dump(), reason))
             return
-        date = self._date(event.when, line, line.said(self._tz))
+        date = self._date(event.when, line, line.said(self._tz)) or self._carried_date(
+            event.when, line, result
+        )
         people = holder.resolve_people(
-            line.text, event.who, self._batch.preceding(line), user_name=user_name
+            line.text,
+            event.who,
+            self._batch.preceding(line),
+            user_name=user_name,
+            speaker=line.speaker,
         )
         self._add_event(what, date, tuple(people), line, result)
 
@@ -290,6 +304,28 @@ class Verifier:
             phrase = found
         return clock.resolve(phrase, said, future=clock.prefers_future(line.text))
 
+    def _carried_date(self, phrase: str, line: Line, result: Verified) -> clock.ResolvedDate | None:
+        """A date the line leaves to the lines just before it, or None.
+
+        "On Monday I had my review." then "Really well, I got a raise.": the
+        model's time words are in a line just before, resolved when that line was
+        said. "I have a dentist appointment on Friday." then "A root canal.": a
+        fragment with no subject of its own is part of the event just before it.
+        """
+        earlier = [
+            x for x in self._batch.lines[max(0, line.number - 1 - _CARRY_LINES) : line.number - 1]
+        ]
+        phrase = phrase.strip().lower()
+        if phrase:
+            for before in reversed(earlier):
+                if before.citable and phrase in before.text.lower():
+                    return self._date(phrase, before, before.said(self._tz))
+        if _SUBJECT.search(line.text) is None:
+            for found in reversed(result.events):
+                if found.date is not None and found.line in earlier:
+                    return found.date
+        return None
+
     def _user_name(self, claimed: str, result: Verified) -> str | None:
         """The user's name, if a citable line of the user's says it ('I'm Sahil')."""
         name = normalise_value(claimed)
@@ -297,7 +333,7 @@ class Verifier:
             return None
         pattern = re.compile(rf"{_NAMING.pattern}{re.escape(name)}\b", re.I)
         for line in self._batch.lines:
-            if line.role in ("user", "note") and pattern.search(line.text):
+            if line.role in ("user", "note") and not line.speaker and pattern.search(line.text):
                 result.states.append(
                     VerifiedState(USER, "name", name, "", False, False, None, line.said_at, line)
                 )
