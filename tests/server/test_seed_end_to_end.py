@@ -16,9 +16,7 @@ import asyncio
 import json
 import re
 import time
-from collections.abc import Iterator
 from datetime import datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -26,10 +24,8 @@ import pytest
 
 from orma_proxy import AsyncMemory, OrmaConfig
 from orma_proxy.embed.onnx import OnnxEmbedder
-from orma_proxy.server import create_app
 from tests.helpers.proxy import Proxy
 from tests.helpers.scripted_upstream import Upstream
-from tests.helpers.serving import serve
 
 SAID = (
     "I'm Sahil and I live in Pune.",
@@ -78,18 +74,11 @@ def small_model(prompt: str) -> str:
 
 
 @pytest.fixture
-def seed_proxy(upstream: Upstream, tmp_path: Path, embedder: OnnxEmbedder) -> Iterator[Proxy]:
-    config = OrmaConfig(
-        home=tmp_path,
-        db_path=tmp_path / "m.db",
-        upstream=f"{upstream.url}/v1",
-        sleep_after_episodes=2 * len(SAID),  # every turn and its answer: then sleep
-        timezone="local",
-    )
+def proxy_config(proxy_config: OrmaConfig, upstream: Upstream) -> OrmaConfig:
+    """The proxy of ``conftest``, sleeping once every turn and its answer are pending."""
     upstream.script.sleep_answer = small_model
-    app = create_app(config, embedder=embedder)
-    with serve(app) as served:
-        yield Proxy(served.url, config, upstream, app)
+    update = {"sleep_after_episodes": 2 * len(SAID), "timezone": "local"}
+    return proxy_config.model_copy(update=update)
 
 
 def chat(proxy: Proxy, text: str) -> None:
@@ -104,11 +93,11 @@ async def _facts(config: OrmaConfig, embedder: OnnxEmbedder) -> list[tuple[str, 
         return sorted((f.text, f.active, f.since) for f in found)
 
 
-def test_the_seeds_worked_examples_end_to_end(seed_proxy: Proxy, embedder: OnnxEmbedder) -> None:
+def test_the_seeds_worked_examples_end_to_end(proxy: Proxy, embedder: OnnxEmbedder) -> None:
     today = datetime.now().astimezone().date()
     for text in SAID:
-        chat(seed_proxy, text)
-    asked = seed_proxy.upstream.recorded.requests
+        chat(proxy, text)
+    asked = proxy.upstream.recorded.requests
     deadline = time.monotonic() + 60
     while not any((r["json"] or {}).get("response_format") for r in asked):
         assert time.monotonic() < deadline, "the proxy never consolidated"
@@ -123,12 +112,12 @@ def test_the_seeds_worked_examples_end_to_end(seed_proxy: Proxy, embedder: OnnxE
         ("user · morning drink: warm ginger tea with raw honey | when: sore throat", True, None),
         ("user · name: Sahil", True, None),
     ]
-    while (found := asyncio.run(_facts(seed_proxy.config, embedder))) != expected:
+    while (found := asyncio.run(_facts(proxy.config, embedder))) != expected:
         if time.monotonic() > deadline:
             assert found == expected, found
         time.sleep(0.2)
     # The next question: its block holds the seed's lines, in the seed's format.
-    chat(seed_proxy, "Where do I live, what do I drink with a sore throat, and the knife?")
+    chat(proxy, "Where do I live, what do I drink with a sore throat, and the knife?")
     block = asked[-1]["json"]["messages"][0]["content"]
     day = today.isoformat()
     for line in (
@@ -140,6 +129,6 @@ def test_the_seeds_worked_examples_end_to_end(seed_proxy: Proxy, embedder: OnnxE
     ):
         assert line in block.splitlines(), block
     assert "[user.allergy" not in block
-    chat(seed_proxy, "What is my sister Asha allergic to?")
+    chat(proxy, "What is my sister Asha allergic to?")
     block = asked[-1]["json"]["messages"][0]["content"]
     assert "[Asha.allergy: peanuts]" in block.splitlines(), block
