@@ -86,7 +86,11 @@ class SleepSettings(BaseModel):
         0.92, ge=-1, le=1, description="Merge a new entity name into an existing one above this."
     )
     multi_valued_attributes: tuple[str, ...] = Field(
-        ("allergy", "hobby", "language", "pet", "likes", "dislikes", "prefers", "child"),
+        tuple(
+            """allergy hobby language pet likes dislikes prefers child sister brother son
+            daughter friend cousin colleague coworker neighbour neighbor aunt uncle niece
+            nephew""".split()  # noqa: SIM905
+        ),
         description="Attributes where a new value joins the old ones instead of replacing them.",
     )
     timezone: str = Field(

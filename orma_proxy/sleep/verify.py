@@ -35,6 +35,9 @@ _WORD = re.compile(r"[\w']+")
 _EXTRA_STOPWORDS = frozenset({"am", "i'm", "im", "i've", "i'd", "i'll", "not", "no"})
 _SUFFIXES = ("'s", "ing", "ed", "es", "s")
 _MIN_STEM = 3
+_NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+                 "ten", "eleven", "twelve")  # fmt: skip
+_NUMBERS = {word: str(n) for n, word in enumerate(_NUMBER_WORDS)}
 _MAX_RAW_ATTRIBUTE = 64  # longer "attribute names" are sentences, not slots
 _CAPITALISED = re.compile(r"\b[A-Z][\w'-]*")
 _CONDITION_LEAD = re.compile(
@@ -43,6 +46,8 @@ _CONDITION_LEAD = re.compile(
 _CONDITION_TAIL = re.compile(
     r"\s(?:when(?:ever)?|if|unless|during|in case of)\s+(?P<cond>[^,;.]+)[.!]?\s*$", re.I
 )
+_HALF = 0.5
+_UNLESS = re.compile(r"\bunless\s+(?P<cond>[^,;.!?]+)", re.I)
 _CONDITION_FILLER = re.compile(
     r"^(?:i\s+(?:have|get|feel|am|'m)|i'm|i've got|it's|it is|there's|there is|"
     r"i\s+(?:have|get)\s+got)\s+|^(?:a|an|the|my)\s+",
@@ -92,7 +97,8 @@ def _stem(word: str) -> str:
 
 
 def content_words(text: str) -> set[str]:
-    words = [w.lower() for w in _WORD.findall(text)]
+    """The words that carry meaning, stemmed; a number is its digits ('two' is '2')."""
+    words = [_NUMBERS.get(w, w) for w in (w.lower() for w in _WORD.findall(text))]
     kept = {_stem(w) for w in words if w not in STOPWORDS and w not in _EXTRA_STOPWORDS}
     return kept or {_stem(w) for w in words}
 
@@ -105,22 +111,36 @@ def overlap(value: str, line: str) -> float:
 
 def unsaid_name(value: str, line: str) -> str | None:
     """A capitalised word of ``value`` the line never says: a name can't be paraphrased."""
-    said = {w.lower() for w in _WORD.findall(line)}
+    said = {_stem(w) for w in _WORD.findall(line)}
     for word in _CAPITALISED.findall(value):
         word = str(word)
         bare = word.lower().removesuffix("'s")
-        if bare not in said and bare not in STOPWORDS and bare != "i":
+        if _stem(bare) not in said and bare not in STOPWORDS and bare != "i":
             return word
     return None
 
 
 def conditional_frame(line: str, value: str) -> str:
-    """The condition a line puts on its value ('When I have a sore throat, ...'), or ''."""
+    """The condition a line puts on its value ('When I have a sore throat, ...'), or ''.
+
+    "Keep answers short unless I ask for detail": short is the rule, and
+    "unless" after it names when it does not hold, so it is no condition of it.
+    """
     for pattern in (_CONDITION_LEAD, _CONDITION_TAIL):
         m = pattern.search(line)
         if m and value.lower() not in m["cond"].lower():
+            if pattern is _CONDITION_TAIL and m[0].strip().lower().startswith("unless"):
+                return ""
             return tidy_condition(m["cond"])
     return ""
+
+
+def _excepted(condition: str, value: str, line: str) -> bool:
+    """Whether ``condition`` is what the line says after "<value> unless": when it fails."""
+    return any(
+        overlap(condition, m["cond"]) >= _HALF and value.lower() in line[: m.start()].lower()
+        for m in _UNLESS.finditer(line)
+    )
 
 
 def tidy_condition(text: str) -> str:
@@ -223,6 +243,7 @@ class Verifier:
         condition = ""
         if self._config.enable_defeasible_logic:
             condition = tidy_condition(state.condition) or conditional_frame(line.text, value)
+            condition = "" if _excepted(condition, value, line.text) else condition
         said = line.said(self._tz)
         since = self._date(state.since, line, said)
         if since is not None and since.date > said.date() and not state.ended:

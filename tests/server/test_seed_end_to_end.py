@@ -111,6 +111,7 @@ def test_the_seeds_worked_examples_end_to_end(proxy: Proxy, embedder: OnnxEmbedd
         ("user · morning drink: black coffee", True, None),
         ("user · morning drink: warm ginger tea with raw honey | when: sore throat", True, None),
         ("user · name: Sahil", True, None),
+        ("user · sister: Asha", True, None),  # said outright, though the model left it out
     ]
     while (found := asyncio.run(_facts(proxy.config, embedder))) != expected:
         if time.monotonic() > deadline:

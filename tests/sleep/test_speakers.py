@@ -78,6 +78,7 @@ async def test_with_an_llm_the_prompt_names_the_speaker_and_user_claims_are_refu
     assert "[s1 2026-10-21 Asha] I moved to Mumbai last year." in prompt
     assert "[s3 2026-10-21 user] I live in Pune." in prompt
     assert sorted(facts) == [
+        "Asha · brother: Kabir",  # "my brother" on Asha's line: hers
         "Asha · home city: Mumbai",
         "Kabir · job title: pilot",
         "user · home city: Pune",
