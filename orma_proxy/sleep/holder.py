@@ -243,7 +243,10 @@ def _fallback(line: str, value: str, claimed: str, preceding: Sequence[str]) -> 
         if _FIRST_PERSON_ANYWHERE.search(_MY_RELATION.sub(" ", line)) or not others:
             return Holder(USER, "the user's own line")
         return f"the line names {others[0]}, not the user"
-    wanted = claimed.lower()
+    wanted = claimed.lower().removeprefix("my ").removeprefix(f"{USER}'s ")
+    if re.fullmatch(RELATIONS, wanted) and re.search(rf"\b(?:my|our)\s+{wanted}\b", line, re.I):
+        # "My dad cooks for her, low-carb stuff": the item names the relation the line says.
+        return Holder(f"{USER}'s {wanted}", f"'my {wanted}' in the line")
     for text in (line, *reversed(preceding)):
         for name in names_in(text):
             if name.lower() == wanted or name.lower().split()[-1] == wanted.split()[-1]:

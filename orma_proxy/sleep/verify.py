@@ -17,7 +17,7 @@ from datetime import datetime, time, tzinfo
 
 from orma_proxy.config import OrmaConfig
 from orma_proxy.facts import USER, alternative_attribute
-from orma_proxy.sleep import clock, holder
+from orma_proxy.sleep import clock, holder, persons
 from orma_proxy.sleep.batch import Batch, Line
 from orma_proxy.sleep.extract import Extraction, RawEvent, RawState
 from orma_proxy.sleep.names import (
@@ -55,6 +55,15 @@ _CONDITION_FILLER = re.compile(
 )
 # How far back a line may leave its time to (``_carried_date``): the turn before it.
 _CARRY_LINES = 3
+_ENDING = re.compile(
+    r"\b(?:quit|stopped|gave up|give up|no longer|not any ?more|used to|dropped|ended)\b", re.I
+)
+# A value said as an addition to what holds: "I do eat eggs though", "I also work at ...".
+_ADDS = re.compile(r"\b(?:also|too|as well|though|besides)\b", re.I)
+_LIVING = re.compile(
+    r"\b(?:live[sd]?|living|moved|moving|relocated|relocating|shifted|based|staying|home)\b", re.I
+)
+_PRONOUN_WORD = re.compile(r"\b(?:she|he|her|him|his|she's|he's)\b", re.I)
 _SUBJECT = re.compile(r"\b(?:i|i'm|i've|we|we're|he|she|they|it|it's|you|my|our)\b", re.I)
 _NAMING = re.compile(r"\b(?:i'm|i am|my name is|call me|this is|name's|name is)\s+", re.I)
 
@@ -70,6 +79,7 @@ class VerifiedState:
     since: clock.ResolvedDate | None
     valid_from: float
     line: Line
+    joins: bool = False  # "I do eat eggs too": beside the slot's value, not replacing it
 
 
 @dataclass(frozen=True)
@@ -212,14 +222,31 @@ class Verifier:
             result.rejections.append(_reject(state, line, "attribute is not a name"))
             return None
         name = unsaid_name(value, line.text)
-        if name is not None:
+        if name is not None and not self._said_by_pronoun(name, line):
             result.rejections.append(_reject(state, line, f"the line never says {name!r}"))
             return None
         if state.condition.strip() and overlap(state.condition, line.text) < self._min_overlap:
             result.rejections.append(_reject(state, line, "condition is not in the cited line"))
             return None
         score = overlap(value, line.text)
+        if score < self._min_overlap and state.ended and _ENDING.search(line.text):
+            # "I tried keto." ... "I quit, it made me tired.": what ended is said just before.
+            score = max(score, overlap(value, " ".join(x.text for x in self._window(line))))
         return state, line, (_GROUNDED if score >= self._min_overlap else score)
+
+    def _window(self, line: Line) -> tuple[Line, ...]:
+        """The lines just before ``line`` it may leave its time or its object to."""
+        return self._batch.lines[max(0, line.number - 1 - _CARRY_LINES) : line.number - 1]
+
+    def _said_by_pronoun(self, name: str, line: Line) -> bool:
+        """Whether a she/he of the line stands for ``name`` ('I visited her' -> Dagny)."""
+        wanted = name.lower().removesuffix("'s")
+        preceding = self._batch.preceding(line)
+        for m in _PRONOUN_WORD.finditer(line.text):
+            person = persons.antecedent(m[0], line.text[: m.start()], preceding)
+            if person is not None and wanted in person.name.lower().split():
+                return True
+        return False
 
     @property
     def _min_overlap(self) -> float:
@@ -263,12 +290,14 @@ class Verifier:
         if not attribute:
             result.rejections.append(_reject(state, line, "attribute has no usable name"))
             return
+        if attribute == "home_city" and _from_place(value, line.text):
+            attribute = "hometown"  # "I'm Noor, from Lahore": where one comes from
         valid_from = line.said_at
         if since is not None:
             valid_from = min(line.said_at, _start_of(since, self._tz))
         found = VerifiedState(
             who.name, attribute, value, condition, state.prohibited, state.ended, since,
-            valid_from, line,
+            valid_from, line, _ADDS.search(_clause_of(line.text, value)) is not None,
         )  # fmt: skip
         _add_state(result, found)
         if instead:
@@ -286,6 +315,8 @@ class Verifier:
             result.rejections.append(Rejection("event", line.text, event.model_dump(), "empty"))
             return
         name = unsaid_name(what, line.text)
+        if name is not None and self._said_by_pronoun(name, line):
+            name = None
         if name is not None or overlap(what, line.text) < self._min_overlap:
             reason = f"the line never says {name!r}" if name else "not what the cited line says"
             result.rejections.append(Rejection("event", line.text, event.model_dump(), reason))
@@ -333,9 +364,7 @@ class Verifier:
         said. "I have a dentist appointment on Friday." then "A root canal.": a
         fragment with no subject of its own is part of the event just before it.
         """
-        earlier = [
-            x for x in self._batch.lines[max(0, line.number - 1 - _CARRY_LINES) : line.number - 1]
-        ]
+        earlier = self._window(line)
         phrase = phrase.strip().lower()
         if phrase:
             for before in reversed(earlier):
@@ -374,8 +403,22 @@ class Verifier:
 _GROUNDED = 2.0  # marks a value whose words are in the line: no similarity needed
 
 
-def _state_key(state: VerifiedState) -> tuple[str, str, str, str]:
-    return (state.entity, state.attribute, state.condition.lower(), value_key(state.value))
+def _from_place(place: str, line: str) -> bool:
+    """Whether the line says the user is *from* ``place``, not living there."""
+    said_from = re.search(rf"\bfrom\s+{re.escape(place)}\b", line, re.I) is not None
+    return said_from and _LIVING.search(line) is None
+
+
+def _clause_of(line: str, value: str) -> str:
+    """The clause of ``line`` that says ``value`` (the whole line if none does alone)."""
+    found = holder.clauses_with(line, value)
+    return found[0][0] if len(found) == 1 else line
+
+
+def _state_key(state: VerifiedState) -> tuple[str, str, str, str, bool]:
+    """A state and its ending are two facts: "I tried keto" ... "I quit"."""
+    key = (state.entity, state.attribute, state.condition.lower(), value_key(state.value))
+    return (*key, state.ended)
 
 
 def _add_state(result: Verified, state: VerifiedState) -> None:

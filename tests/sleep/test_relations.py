@@ -91,3 +91,40 @@ async def test_the_models_wording_of_what_the_line_says(
         "user · answer style: short",
         "user · kid: 2",
     ]
+
+
+async def test_endings_additions_pronouns_relations_and_origins(
+    config: OrmaConfig, embedder: OnnxEmbedder
+) -> None:
+    said = (
+        "I tried the paleo diet for a month.",
+        "I quit, it was too expensive.",
+        "I'm vegetarian.",
+        "I do eat fish though.",
+        "My colleague Imran broke his wrist.",
+        "I'm handling his clients this week.",
+        "My mum gardens a lot, roses mostly.",
+        "I'm Lena, originally from Graz.",
+    )
+    answer = {
+        "user_name": "Lena",
+        "states": [
+            {"line": 1, "attribute": "diet", "value": "paleo"},
+            # What ended is said in the line before the one that ends it.
+            {"line": 2, "attribute": "diet", "value": "paleo", "ended": True},
+            {"line": 3, "attribute": "diet", "value": "vegetarian"},
+            {"line": 4, "attribute": "diet", "value": "fish"},  # "though": beside vegetarian
+            {"line": 6, "attribute": "task", "value": "handling Imran's clients"},  # "his"
+            {"line": 7, "about": "mum", "attribute": "grows", "value": "roses"},
+            {"line": 8, "attribute": "home_city", "value": "Graz"},  # from, not living there
+        ],
+    }
+    assert await _slept(config, embedder, answer, *said) == [
+        "user · colleague: Imran",
+        "user · diet: fish",
+        "user · diet: vegetarian",
+        "user · hometown: Graz",
+        "user · name: Lena",
+        "user · task: handling Imran's clients",
+        "user's mum · grow: roses",
+    ]
