@@ -114,6 +114,7 @@ class ModeResult:
     tries_failed: int = 0
     seconds: float = 0.0
     errors: list[str] = field(default_factory=list)
+    rejected: list[str] = field(default_factory=list)
 
     @property
     def precision(self) -> float:
@@ -158,6 +159,7 @@ async def run_mode(
                 result.outcomes.update(report.outcomes)
                 result.tries_failed += report.tries_failed
                 result.errors += report.errors
+                result.rejected += [f"{case.name}: {r}" for r in report.rejected]
                 states = await mem.facts(case.name, include_history=True)
                 verdict = judge(case, states, stored_events(mem.path, case.name))
                 result.verdicts.add(verdict)
@@ -206,6 +208,8 @@ def report(results: Sequence[ModeResult], show: int) -> str:
             lines += [f"  {x}" for x in r.verdicts.examples[:show]]
             lines += [f"{r.mode}: labels not found (first {show})"]
             lines += [f"  {x}" for x in r.verdicts.missed[:show]]
+            lines += [f"{r.mode}: rejected by verification (first {show})"]
+            lines += [f"  {x}" for x in r.rejected[:show]]
     return "\n".join(lines)
 
 

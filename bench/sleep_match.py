@@ -108,13 +108,16 @@ _TITLE = re.compile(r"^(?:mr|mrs|ms|dr|prof)\.?\s+", re.I)
 _SUFFIXES = ("ing", "ion", "ed", "es", "s", "e")
 _MIN_STEM = 3
 _MAX_EXTRA_WORDS = 2
+_NUMBERS = {w: str(n) for n, w in enumerate(("zero", "one", "two", "three", "four", "five",
+                                             "six", "seven", "eight", "nine", "ten"))}  # fmt: skip
 
 
 def key(text: str) -> frozenset[str]:
-    """The content words of ``text``, lowercased and crudely stemmed."""
+    """The content words of ``text``, lowercased and crudely stemmed; 'two' is '2'."""
     words = []
     for raw in _WORD.findall(text.lower()):
         word = raw.strip("'-").removesuffix("'s")
+        word = _NUMBERS.get(word, word)
         if not word or word in _STOP:
             continue
         for suffix in _SUFFIXES:

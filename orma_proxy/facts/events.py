@@ -40,9 +40,10 @@ class Event:
 
     @property
     def text(self) -> str:
+        """'2026-11-01: user received a gift from manager: Swiss knife' (the seed's form)."""
         who = ", ".join(self.who)
         head = f"{self.date or 'undated'}: "
-        return head + (f"{who}: {self.what}" if who else self.what)
+        return head + (f"{who} {self.what}" if who else self.what)
 
 
 # Every field of Event: events ``v`` and the line ``t`` they cite.

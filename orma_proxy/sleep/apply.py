@@ -162,6 +162,7 @@ def _apply_state(
     single = not (
         state.attribute in config.multi_valued_attributes
         or state.attribute.startswith(FORBIDDEN_PREFIX)
+        or state.joins
     )
     if not state.ended:
         if state.prohibited or state.attribute.startswith(INSTEAD_PREFIX):

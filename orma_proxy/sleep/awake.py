@@ -38,7 +38,7 @@ def _batch(conn: Connection, space: str, episode_ids: Sequence[int], config: Orm
     """The user's lines of these episodes, numbered as a batch, with what was said before."""
     rows = [r for r in transcript(conn, episode_ids) if r.role in OWN_WORDS and not r.speaker]
     lines = tuple(
-        Line(n, r.sentence_id, r.episode_id, r.role, r.text, r.said_at)
+        Line(n, r.sentence_id, r.episode_id, r.role, r.text, r.said_at, r.speaker)
         for n, r in enumerate(rows, start=1)
     )
     context: tuple[str, ...] = ()

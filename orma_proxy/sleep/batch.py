@@ -42,6 +42,7 @@ class Line:
     role: str
     text: str
     said_at: float
+    speaker: str | None = None  # "Asha: I moved to Mumbai": Asha said it, not the user
 
     @property
     def citable(self) -> bool:
@@ -51,7 +52,9 @@ class Line:
         return datetime.fromtimestamp(self.said_at, tz)
 
     def numbered(self, tz: tzinfo) -> str:
-        return f"[s{self.number} {self.said(tz).date().isoformat()} {self.role}] {self.text}"
+        """``[s3 2026-10-21 user] text``; a named speaker's line shows the name instead."""
+        who = self.speaker if self.speaker and self.citable else self.role
+        return f"[s{self.number} {self.said(tz).date().isoformat()} {who}] {self.text}"
 
 
 @dataclass(frozen=True)
@@ -83,7 +86,7 @@ class Batch:
             return self
         kept = self.episode_ids[: max(1, episodes)]
         lines = tuple(
-            Line(n, x.sentence_id, x.episode_id, x.role, x.text, x.said_at)
+            Line(n, x.sentence_id, x.episode_id, x.role, x.text, x.said_at, x.speaker)
             for n, x in enumerate((x for x in self.lines if x.episode_id in kept), start=1)
         )
         return Batch(self.space, self.after, kept, lines, self.context)
@@ -128,7 +131,7 @@ def next_batch(conn: Connection, space: str, after: int, config: OrmaConfig) -> 
     if not chosen:
         return None
     lines = tuple(
-        Line(n, r.sentence_id, r.episode_id, r.role, r.text, r.said_at)
+        Line(n, r.sentence_id, r.episode_id, r.role, r.text, r.said_at, r.speaker)
         for n, r in enumerate(transcript(conn, chosen), start=1)
     )
     context: tuple[str, ...] = ()

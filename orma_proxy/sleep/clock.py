@@ -54,7 +54,9 @@ _EVERY = re.compile(r"\b(?:every|each)\s+(?:other\s+)?$", re.IGNORECASE)
 _COPULA = re.compile(r"\b(?:is|are|am)\b|['\u2019](?:s|re|m)\b", re.IGNORECASE)
 _FUTURE = re.compile(
     r"\b(will|shall|going to|gonna|plan(?:ning)? to|planned|scheduled|next|tomorrow|upcoming|"
-    r"coming|soon|'ll)\b",
+    r"coming|soon|'ll)\b"
+    # "I have a dentist appointment on Friday": something one has, on a day, is ahead.
+    r"|\b(?:i|we)\s+(?:have|'ve got|have got)\s+(?:a|an|my|our|the)\b",
     re.IGNORECASE,
 )
 
@@ -162,6 +164,7 @@ def _rule_weekday(m: re.Match[str], day: date, future: bool) -> tuple[date, Prec
 
 
 def _rule_period(m: re.Match[str], day: date, future: bool) -> tuple[date, Precision]:
+    """'last week', 'next month'; a weekend is told by the week it ends."""
     step = {"last": -1, "past": -1, "previous": -1, "this": 0, "next": 1, "coming": 1}
     unit = m["unit"].lower()
     if unit == "weekend":

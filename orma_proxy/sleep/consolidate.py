@@ -42,10 +42,11 @@ from orma_proxy.sleep.gate import UpstreamGate
 from orma_proxy.sleep.heuristic import extract_by_rules
 from orma_proxy.sleep.llm import LLMClient
 from orma_proxy.sleep.manual import reset_keeping_rules
-from orma_proxy.sleep.names import EmbedTexts, NameMerger
+from orma_proxy.sleep.names import EmbedTexts, NameMerger, value_key
+from orma_proxy.sleep.relations import relations_said
 from orma_proxy.sleep.report import SleepReport
 from orma_proxy.sleep.retry import Clock, RealClock, TryPlan, plan_try
-from orma_proxy.sleep.verify import Verified, Verifier
+from orma_proxy.sleep.verify import Verified, VerifiedState, Verifier
 from orma_proxy.store import DatabaseError, Reader, Writer, backlogs, batch_tries, episode_spaces
 
 log = logging.getLogger(__name__)
@@ -273,6 +274,11 @@ class Sleeper:
     ) -> int | None:
         """Write one verified batch; its last episode, or None (left pending) on failure."""
         try:
+            verified = await self._with_relations(work, verified)
+        except SleepError as exc:
+            await self._fail(work, run, str(exc), report)
+            return None
+        try:
             outcome = await self._writer.execute_write_fn(
                 lambda conn: apply_batch(conn, work, verified, run, self._config)
             )
@@ -286,6 +292,24 @@ class Sleeper:
         report.note_outcome(run.extractor)
         report.add_batch(len(work.episode_ids), outcome)
         return work.last_episode_id
+
+    async def _with_relations(self, work: batches.Batch, verified: Verified) -> Verified:
+        """``verified`` with the relations the lines name ("my sister Asha") it lacks."""
+        said = relations_said(work)
+        if not said.states:
+            return verified
+        found = await self.verify(work, said)
+        have = {_fact_key(s) for s in verified.states}
+        # Asha was the user's sister before the line's "last year": the line's time is not hers.
+        extra = [
+            replace(s, since=None, valid_from=s.line.said_at)
+            for s in found.states
+            if _fact_key(s) not in have
+        ]
+        if not extra:
+            return verified
+        states = sorted([*verified.states, *extra], key=lambda s: (s.line.said_at, s.line.number))
+        return Verified(states, verified.events, verified.rejections)
 
     async def _extract(
         self, work: batches.Batch, llm: LLMClient, holder: str, budget: int
@@ -386,3 +410,7 @@ class _Run:
         self.llm = None
         self.rules_outcome = RULES_FALLBACK
         self.gave_up = why
+
+
+def _fact_key(state: VerifiedState) -> tuple[str, str, str]:
+    return (state.entity.lower(), state.attribute, value_key(state.value))

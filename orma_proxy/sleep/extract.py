@@ -150,6 +150,8 @@ EXTRACTION_SCHEMA: dict[str, Any] = {
 
 SYSTEM_PROMPT = """You extract long-term memory from a conversation log.
 Each line is [s<number> <date> <speaker>] text. Cite lines by their number.
+A speaker that is a name (not user, note, assistant...) said the line: its
+"I" and "my" are that person, so its facts are about them, not the user.
 Return one JSON object: {"user_name": "", "states": [...], "events": [...]}.
 states: facts that are true now about someone, one per item:
   {"line": 3, "about": "user" or a person's name, "attribute": "home_city",
@@ -164,7 +166,8 @@ states: facts that are true now about someone, one per item:
 events: things that happened or will happen:
   {"line": 5, "what": "went trekking", "when": "last Saturday", "who": ["user"]}
   - when: copy the time words from the line exactly; never compute a date.
-Only cite lines spoken by user, note, document or tool; assistant lines are context.
+Only cite lines spoken by user, note, document, tool or a named person; assistant lines
+are context.
 If nothing is worth remembering, return {"user_name": "", "states": [], "events": []}."""
 
 

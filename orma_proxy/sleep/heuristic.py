@@ -281,6 +281,13 @@ def extract_by_rules(batch: Batch) -> Extraction:
         if not line.citable or unasserted(line.text):
             continue
         found = _read_line(line, batch.preceding(line), result.states)
+        if line.speaker:
+            # "Asha: I moved to Mumbai": the first person of a named speaker's line is them.
+            found.states = [
+                s.model_copy(update={"about": line.speaker}) if s.about == "user" else s
+                for s in found.states
+            ]
+            found.user_name = None
         result.states.extend(found.states)
         result.events.extend(found.events)
         if found.user_name:

@@ -2,7 +2,8 @@
 
 Small models attribute "my sister Asha is allergic to nuts" to the user most
 of the time. The grammatical subject of the clause that carries the value
-decides: first person on the user's own line is the user; "my <relation>
+decides: first person on the user's own line is the user, on a line with a
+named speaker ("Asha: I moved to Mumbai") that speaker; "my <relation>
 <Name> ..." is that person; she/he/they carry over (anuvṛtti) to the last
 *person* of their gender and number named before them, in this line or the
 lines just before it, never to a place or a thing (``persons``). The model's
@@ -130,18 +131,21 @@ def resolve_holder(
     preceding: Sequence[str],
     *,
     user_name: str | None = None,
+    speaker: str | None = None,
 ) -> Holder | str:
     """The holder of ``value`` as said in ``line``, or the reason it cannot be told.
 
     ``claimed`` is the model's ``about``; ``preceding`` are earlier lines, oldest
-    first; ``user_name`` maps the user's own name back to the user.
+    first; ``user_name`` maps the user's own name back to the user; ``speaker``
+    is who said the line when it names them ("Asha: ..."), its "I" and "my".
     """
     claimed = claimed.strip()
     if user_name and claimed.lower() == user_name.lower():
         claimed = USER
     wanted = USER if claimed.lower() in _USER_WORDS else claimed.lower()
+    me = _speaker(speaker, user_name)
     decisions = [
-        _decide(line, clause, before, value, claimed, preceding)
+        _decide(line, clause, before, value, claimed, preceding, me)
         for clause, before in clauses_with(line, value)
     ]
     holders = [d for d in decisions if isinstance(d, Holder)]
@@ -156,11 +160,25 @@ def resolve_holder(
     return holder
 
 
+def _speaker(speaker: str | None, user_name: str | None) -> str:
+    """Whose "I" a line's is: the user's, unless it names another speaker."""
+    if not speaker or (user_name and speaker.strip().lower() == user_name.lower()):
+        return USER
+    return clean_name(speaker)
+
+
 def _decide(
-    line: str, clause: str, before: str, value: str, claimed: str, preceding: Sequence[str]
+    line: str,
+    clause: str,
+    before: str,
+    value: str,
+    claimed: str,
+    preceding: Sequence[str],
+    me: str = USER,
 ) -> Holder | str:
     subject = _LEAD.sub("", clause.strip())
     relation = _RELATION_SUBJECT.match(subject)
+    whose = "the user's" if me == USER else f"{me}'s"
     if relation:
         rel, name = relation["rel"].lower(), relation["name"]
         said_of = value.lower()
@@ -168,14 +186,14 @@ def _decide(
         copula = None if name else _COPULA.match(rest)
         names_value = copula and rest[copula.end() :].lower().startswith(said_of.strip())
         if rel in said_of or (name and name.lower() in said_of) or names_value:
-            return Holder(USER, f"'my {rel} is ...' names the user's {rel}")
+            return Holder(me, f"'my {rel} is ...' names {whose} {rel}")
         if name and name.split()[-1].lower() not in NOT_NAMES:
             return Holder(clean_name(name), f"subject 'my {rel} {name}'")
-        return Holder(f"user's {rel}", f"subject 'my {rel}'")
+        return Holder(f"{me}'s {rel}", f"subject 'my {rel}'")
     if _FIRST_PERSON.match(subject):
-        return Holder(USER, "first person")
+        return Holder(me, "first person" if me == USER else f"first person, said by {me}")
     if _IMPERATIVE.match(subject):
-        return Holder(USER, "a rule the user sets")
+        return Holder(me, "a rule the user sets" if me == USER else f"a rule {me} sets")
     if _PRONOUN.match(subject):
         return _carried(subject.split()[0], before, claimed, preceding)
     named = _NAMED_SUBJECT.match(subject)
@@ -189,7 +207,9 @@ def _decide(
     if _ELLIPSIS.match(subject) and before.strip():
         # "she walks every evening and avoids sugar": the clause shares the subject before it.
         start = _clause_start(before, len(before.rstrip()))
-        return _decide(line, before[start:], before[:start], value, claimed, preceding)
+        return _decide(line, before[start:], before[:start], value, claimed, preceding, me)
+    if me != USER and claimed.lower() in (*_USER_WORDS, me.lower()):
+        return Holder(me, f"said by {me}")
     return _fallback(line, value, claimed, preceding)
 
 
@@ -223,7 +243,10 @@ def _fallback(line: str, value: str, claimed: str, preceding: Sequence[str]) -> 
         if _FIRST_PERSON_ANYWHERE.search(_MY_RELATION.sub(" ", line)) or not others:
             return Holder(USER, "the user's own line")
         return f"the line names {others[0]}, not the user"
-    wanted = claimed.lower()
+    wanted = claimed.lower().removeprefix("my ").removeprefix(f"{USER}'s ")
+    if re.fullmatch(RELATIONS, wanted) and re.search(rf"\b(?:my|our)\s+{wanted}\b", line, re.I):
+        # "My dad cooks for her, low-carb stuff": the item names the relation the line says.
+        return Holder(f"{USER}'s {wanted}", f"'my {wanted}' in the line")
     for text in (line, *reversed(preceding)):
         for name in names_in(text):
             if name.lower() == wanted or name.lower().split()[-1] == wanted.split()[-1]:
@@ -232,15 +255,23 @@ def _fallback(line: str, value: str, claimed: str, preceding: Sequence[str]) -> 
 
 
 def resolve_people(
-    line: str, who: Sequence[str], preceding: Sequence[str], *, user_name: str | None
+    line: str,
+    who: Sequence[str],
+    preceding: Sequence[str],
+    *,
+    user_name: str | None,
+    speaker: str | None = None,
 ) -> list[str]:
     """The participants of an event that the text supports (others are dropped)."""
+    me = _speaker(speaker, user_name)
     people: list[str] = []
     for raw in who:
         person = raw.strip()
         lowered = person.lower()
-        if lowered in _USER_WORDS or (user_name and lowered == user_name.lower()):
-            resolved: str | None = USER
+        if lowered == me.lower():
+            resolved: str | None = me
+        elif lowered in _USER_WORDS or (user_name and lowered == user_name.lower()):
+            resolved = USER if me == USER else None  # "I" on Asha's line is not the user
         elif _PRONOUN.match(person):
             carried = persons.antecedent(person.split()[0], line, preceding)
             if carried is not None and carried.kind == "group":
@@ -252,6 +283,6 @@ def resolve_people(
             resolved = clean_name(person) if any(lowered in t.lower() for t in texts) else None
         if resolved and resolved not in people:
             people.append(resolved)
-    if _FIRST_PERSON_ANYWHERE.search(line) and USER not in people:
-        people.insert(0, USER)
+    if _FIRST_PERSON_ANYWHERE.search(line) and me not in people:
+        people.insert(0, me)
     return people

@@ -129,7 +129,7 @@ def correct_lines(
         text = quoted.sub(lambda _: new, row.text)
         if text == row.text:
             continue
-        line = Line(1, row.sentence_id, row.episode_id, row.role, text, row.said_at)
+        line = Line(1, row.sentence_id, row.episode_id, row.role, text, row.said_at, row.speaker)
         found = extract_by_rules(Batch(space, 0, (row.episode_id,), (line,), ()))
         read += [(s.attribute, s.value) for s in found.states if not s.prohibited]
         read += [("name", found.user_name)] if found.user_name else []
@@ -153,7 +153,7 @@ def _line(conn: Connection, sentence_id: int) -> Line:
     row = sentence_row(conn, sentence_id)
     if row is None:
         raise InputError(f"no sentence #{sentence_id}")
-    return Line(1, row.sentence_id, row.episode_id, row.role, row.text, row.said_at)
+    return Line(1, row.sentence_id, row.episode_id, row.role, row.text, row.said_at, row.speaker)
 
 
 def forget_state(conn: Connection, space: str, state_id: int) -> None:

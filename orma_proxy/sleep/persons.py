@@ -28,7 +28,7 @@ from typing import Literal
 from orma_proxy.facts import USER
 from orma_proxy.text.names import NOT_NAMES, clean_name
 
-__all__ = ["Person", "antecedent", "people_in", "pronoun_kind"]
+__all__ = ["Person", "antecedent", "people_in", "pronoun_kind", "relatives"]
 
 Gender = Literal["f", "m", ""]
 Kind = Literal["person", "animal", "group"]
@@ -121,6 +121,22 @@ def _introduced(text: str) -> Iterator[Person]:
     for m in _OBJECT.finditer(text):
         if _proper(m["name"]):
             yield Person(clean_name(m["name"]), "", "person", m.start("name"), m.end())
+
+
+def relatives(text: str) -> list[tuple[str, str]]:
+    """The relations ``text`` names as the speaker's own: 'my sister Asha' -> ('sister', 'Asha').
+
+    Only "my" and "our" with a name: "her husband Arjun" is someone else's,
+    "my friend" names nobody, "my parents" are a group.
+    """
+    found = []
+    for m in _RELATION.finditer(text):
+        rel, name = m["rel"].lower(), m["name"]
+        if m["owner"].lower() not in ("my", "our") or not name or not _proper(name):
+            continue
+        if re.fullmatch(_PLURAL, rel) is None:
+            found.append((rel, clean_name(name)))
+    return found
 
 
 def people_in(text: str, known: Collection[str | Person] = ()) -> list[Person]:

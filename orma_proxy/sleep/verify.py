@@ -17,7 +17,7 @@ from datetime import datetime, time, tzinfo
 
 from orma_proxy.config import OrmaConfig
 from orma_proxy.facts import USER, alternative_attribute
-from orma_proxy.sleep import clock, holder
+from orma_proxy.sleep import clock, holder, persons
 from orma_proxy.sleep.batch import Batch, Line
 from orma_proxy.sleep.extract import Extraction, RawEvent, RawState
 from orma_proxy.sleep.names import (
@@ -35,6 +35,9 @@ _WORD = re.compile(r"[\w']+")
 _EXTRA_STOPWORDS = frozenset({"am", "i'm", "im", "i've", "i'd", "i'll", "not", "no"})
 _SUFFIXES = ("'s", "ing", "ed", "es", "s")
 _MIN_STEM = 3
+_NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+                 "ten", "eleven", "twelve")  # fmt: skip
+_NUMBERS = {word: str(n) for n, word in enumerate(_NUMBER_WORDS)}
 _MAX_RAW_ATTRIBUTE = 64  # longer "attribute names" are sentences, not slots
 _CAPITALISED = re.compile(r"\b[A-Z][\w'-]*")
 _CONDITION_LEAD = re.compile(
@@ -43,11 +46,25 @@ _CONDITION_LEAD = re.compile(
 _CONDITION_TAIL = re.compile(
     r"\s(?:when(?:ever)?|if|unless|during|in case of)\s+(?P<cond>[^,;.]+)[.!]?\s*$", re.I
 )
+_HALF = 0.5
+_UNLESS = re.compile(r"\bunless\s+(?P<cond>[^,;.!?]+)", re.I)
 _CONDITION_FILLER = re.compile(
     r"^(?:i\s+(?:have|get|feel|am|'m)|i'm|i've got|it's|it is|there's|there is|"
     r"i\s+(?:have|get)\s+got)\s+|^(?:a|an|the|my)\s+",
     re.I,
 )
+# How far back a line may leave its time to (``_carried_date``): the turn before it.
+_CARRY_LINES = 3
+_ENDING = re.compile(
+    r"\b(?:quit|stopped|gave up|give up|no longer|not any ?more|used to|dropped|ended)\b", re.I
+)
+# A value said as an addition to what holds: "I do eat eggs though", "I also work at ...".
+_ADDS = re.compile(r"\b(?:also|too|as well|though|besides)\b", re.I)
+_LIVING = re.compile(
+    r"\b(?:live[sd]?|living|moved|moving|relocated|relocating|shifted|based|staying|home)\b", re.I
+)
+_PRONOUN_WORD = re.compile(r"\b(?:she|he|her|him|his|she's|he's)\b", re.I)
+_SUBJECT = re.compile(r"\b(?:i|i'm|i've|we|we're|he|she|they|it|it's|you|my|our)\b", re.I)
 _NAMING = re.compile(r"\b(?:i'm|i am|my name is|call me|this is|name's|name is)\s+", re.I)
 
 
@@ -62,6 +79,7 @@ class VerifiedState:
     since: clock.ResolvedDate | None
     valid_from: float
     line: Line
+    joins: bool = False  # "I do eat eggs too": beside the slot's value, not replacing it
 
 
 @dataclass(frozen=True)
@@ -89,7 +107,8 @@ def _stem(word: str) -> str:
 
 
 def content_words(text: str) -> set[str]:
-    words = [w.lower() for w in _WORD.findall(text)]
+    """The words that carry meaning, stemmed; a number is its digits ('two' is '2')."""
+    words = [_NUMBERS.get(w, w) for w in (w.lower() for w in _WORD.findall(text))]
     kept = {_stem(w) for w in words if w not in STOPWORDS and w not in _EXTRA_STOPWORDS}
     return kept or {_stem(w) for w in words}
 
@@ -102,22 +121,36 @@ def overlap(value: str, line: str) -> float:
 
 def unsaid_name(value: str, line: str) -> str | None:
     """A capitalised word of ``value`` the line never says: a name can't be paraphrased."""
-    said = {w.lower() for w in _WORD.findall(line)}
+    said = {_stem(w) for w in _WORD.findall(line)}
     for word in _CAPITALISED.findall(value):
         word = str(word)
         bare = word.lower().removesuffix("'s")
-        if bare not in said and bare not in STOPWORDS and bare != "i":
+        if _stem(bare) not in said and bare not in STOPWORDS and bare != "i":
             return word
     return None
 
 
 def conditional_frame(line: str, value: str) -> str:
-    """The condition a line puts on its value ('When I have a sore throat, ...'), or ''."""
+    """The condition a line puts on its value ('When I have a sore throat, ...'), or ''.
+
+    "Keep answers short unless I ask for detail": short is the rule, and
+    "unless" after it names when it does not hold, so it is no condition of it.
+    """
     for pattern in (_CONDITION_LEAD, _CONDITION_TAIL):
         m = pattern.search(line)
         if m and value.lower() not in m["cond"].lower():
+            if pattern is _CONDITION_TAIL and m[0].strip().lower().startswith("unless"):
+                return ""
             return tidy_condition(m["cond"])
     return ""
+
+
+def _excepted(condition: str, value: str, line: str) -> bool:
+    """Whether ``condition`` is what the line says after "<value> unless": when it fails."""
+    return any(
+        overlap(condition, m["cond"]) >= _HALF and value.lower() in line[: m.start()].lower()
+        for m in _UNLESS.finditer(line)
+    )
 
 
 def tidy_condition(text: str) -> str:
@@ -191,14 +224,31 @@ class Verifier:
             result.rejections.append(_reject(state, line, "attribute is not a name"))
             return None
         name = unsaid_name(value, line.text)
-        if name is not None:
+        if name is not None and not self._said_by_pronoun(name, line):
             result.rejections.append(_reject(state, line, f"the line never says {name!r}"))
             return None
         if state.condition.strip() and overlap(state.condition, line.text) < self._min_overlap:
             result.rejections.append(_reject(state, line, "condition is not in the cited line"))
             return None
         score = overlap(value, line.text)
+        if score < self._min_overlap and state.ended and _ENDING.search(line.text):
+            # "I tried keto." ... "I quit, it made me tired.": what ended is said just before.
+            score = max(score, overlap(value, " ".join(x.text for x in self._window(line))))
         return state, line, (_GROUNDED if score >= self._min_overlap else score)
+
+    def _window(self, line: Line) -> tuple[Line, ...]:
+        """The lines just before ``line`` it may leave its time or its object to."""
+        return self._batch.lines[max(0, line.number - 1 - _CARRY_LINES) : line.number - 1]
+
+    def _said_by_pronoun(self, name: str, line: Line) -> bool:
+        """Whether a she/he of the line stands for ``name`` ('I visited her' -> Dagny)."""
+        wanted = name.lower().removesuffix("'s")
+        preceding = self._batch.preceding(line)
+        for m in _PRONOUN_WORD.finditer(line.text):
+            person = persons.antecedent(m[0], line.text[: m.start()], preceding)
+            if person is not None and wanted in person.name.lower().split():
+                return True
+        return False
 
     @property
     def _min_overlap(self) -> float:
@@ -209,7 +259,12 @@ class Verifier:
     ) -> None:
         value = normalise_value(state.value)
         who = holder.resolve_holder(
-            line.text, value, state.about, self._batch.preceding(line), user_name=user_name
+            line.text,
+            value,
+            state.about,
+            self._batch.preceding(line),
+            user_name=user_name,
+            speaker=line.speaker,
         )
         if isinstance(who, str):
             result.rejections.append(_reject(state, line, who))
@@ -217,6 +272,7 @@ class Verifier:
         condition = ""
         if self._config.enable_defeasible_logic:
             condition = tidy_condition(state.condition) or conditional_frame(line.text, value)
+            condition = "" if _excepted(condition, value, line.text) else condition
         said = line.said(self._tz)
         since = self._date(state.since, line, said)
         if since is not None and since.date > said.date() and not state.ended:
@@ -236,12 +292,14 @@ class Verifier:
         if not attribute:
             result.rejections.append(_reject(state, line, "attribute has no usable name"))
             return
+        if attribute == "home_city" and _from_place(value, line.text):
+            attribute = "hometown"  # "I'm Noor, from Lahore": where one comes from
         valid_from = line.said_at
         if since is not None:
             valid_from = min(line.said_at, _start_of(since, self._tz))
         found = VerifiedState(
             who.name, attribute, value, condition, state.prohibited, state.ended, since,
-            valid_from, line,
+            valid_from, line, _ADDS.search(_clause_of(line.text, value)) is not None,
         )  # fmt: skip
         _add_state(result, found)
         if instead:
@@ -259,13 +317,21 @@ class Verifier:
             result.rejections.append(Rejection("event", line.text, event.model_dump(), "empty"))
             return
         name = unsaid_name(what, line.text)
+        if name is not None and self._said_by_pronoun(name, line):
+            name = None
         if name is not None or overlap(what, line.text) < self._min_overlap:
             reason = f"the line never says {name!r}" if name else "not what the cited line says"
             result.rejections.append(Rejection("event", line.text, event.model_dump(), reason))
             return
-        date = self._date(event.when, line, line.said(self._tz))
+        date = self._date(event.when, line, line.said(self._tz)) or self._carried_date(
+            event.when, line, result
+        )
         people = holder.resolve_people(
-            line.text, event.who, self._batch.preceding(line), user_name=user_name
+            line.text,
+            event.who,
+            self._batch.preceding(line),
+            user_name=user_name,
+            speaker=line.speaker,
         )
         self._add_event(what, date, tuple(people), line, result)
 
@@ -292,6 +358,26 @@ class Verifier:
             phrase = found
         return clock.resolve(phrase, said, future=clock.prefers_future(line.text))
 
+    def _carried_date(self, phrase: str, line: Line, result: Verified) -> clock.ResolvedDate | None:
+        """A date the line leaves to the lines just before it, or None.
+
+        "On Monday I had my review." then "Really well, I got a raise.": the
+        model's time words are in a line just before, resolved when that line was
+        said. "I have a dentist appointment on Friday." then "A root canal.": a
+        fragment with no subject of its own is part of the event just before it.
+        """
+        earlier = self._window(line)
+        phrase = phrase.strip().lower()
+        if phrase:
+            for before in reversed(earlier):
+                if before.citable and phrase in before.text.lower():
+                    return self._date(phrase, before, before.said(self._tz))
+        if _SUBJECT.search(line.text) is None:
+            for found in reversed(result.events):
+                if found.date is not None and found.line in earlier:
+                    return found.date
+        return None
+
     def _user_name(self, claimed: str, result: Verified) -> str | None:
         """The user's name, if a citable line of the user's says it ('I'm Sahil')."""
         name = normalise_value(claimed)
@@ -299,7 +385,7 @@ class Verifier:
             return None
         pattern = re.compile(rf"{_NAMING.pattern}{re.escape(name)}\b", re.I)
         for line in self._batch.lines:
-            if line.role in ("user", "note") and pattern.search(line.text):
+            if line.role in ("user", "note") and not line.speaker and pattern.search(line.text):
                 result.states.append(
                     VerifiedState(USER, "name", name, "", False, False, None, line.said_at, line)
                 )
@@ -319,8 +405,22 @@ class Verifier:
 _GROUNDED = 2.0  # marks a value whose words are in the line: no similarity needed
 
 
-def _state_key(state: VerifiedState) -> tuple[str, str, str, str]:
-    return (state.entity, state.attribute, state.condition.lower(), value_key(state.value))
+def _from_place(place: str, line: str) -> bool:
+    """Whether the line says the user is *from* ``place``, not living there."""
+    said_from = re.search(rf"\bfrom\s+{re.escape(place)}\b", line, re.I) is not None
+    return said_from and _LIVING.search(line) is None
+
+
+def _clause_of(line: str, value: str) -> str:
+    """The clause of ``line`` that says ``value`` (the whole line if none does alone)."""
+    found = holder.clauses_with(line, value)
+    return found[0][0] if len(found) == 1 else line
+
+
+def _state_key(state: VerifiedState) -> tuple[str, str, str, str, bool]:
+    """A state and its ending are two facts: "I tried keto" ... "I quit"."""
+    key = (state.entity, state.attribute, state.condition.lower(), value_key(state.value))
+    return (*key, state.ended)
 
 
 def _add_state(result: Verified, state: VerifiedState) -> None:

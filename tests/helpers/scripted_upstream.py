@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,7 +45,8 @@ class Script:
     context_window: int | None = 8192
     fail_status: int | None = None
     break_after: int | None = None  # drop the connection after this many chunks
-    sleep_answer: str = '{"states": [], "events": []}'  # for requests asking for JSON
+    # For requests asking for JSON (sleep): the answer, or a function of the prompt giving it.
+    sleep_answer: str | Callable[[str], str] = '{"states": [], "events": []}'
 
 
 @dataclass
@@ -100,7 +102,9 @@ def build_upstream(script: Script, recorded: Recorded) -> Starlette:
         if script.fail_status:
             return JSONResponse({"error": {"message": "scripted failure"}}, script.fail_status)
         if body.get("response_format"):  # sleep consolidation asking for JSON
-            message = {"role": "assistant", "content": script.sleep_answer}
+            answer = script.sleep_answer
+            content = answer if isinstance(answer, str) else answer(body["messages"][-1]["content"])
+            message = {"role": "assistant", "content": content}
             return JSONResponse({"choices": [{"index": 0, "message": message}]})
         if not body.get("stream"):
             await asyncio.sleep(script.delay * len(script.chunks))

@@ -53,7 +53,7 @@ def test_graph_draws_each_kind_with_the_entity_graph_as_edges(viz: Seeded) -> No
     assert kinds["user · dentist: Dr. Rao in Kothrud"] == "state"
     assert kinds["FORBIDDEN: chain PowerShell commands with semicolons"] == "rule"
     assert kinds["user · drink: ginger tea with honey | when: sore throat"] == "conditional"
-    assert kinds["2026-05-03: user, Miso: adopted a cat named Miso"] == "event"
+    assert kinds["2026-05-03: user, Miso adopted a cat named Miso"] == "event"
     assert {kinds[name] for name in ("user", "Dr. Rao", "Kothrud", "Miso")} == {"entity"}
     assert "user · home city: Pune" not in nodes  # closed: in the inspector's history only
     dentist = nodes["user · dentist: Dr. Rao in Kothrud"]["id"]

@@ -35,6 +35,14 @@ SAID = datetime(2026, 10, 21, 10, 0, tzinfo=ZoneInfo("Asia/Kolkata"))
         ("Since 2019 I have lived here.", "2019"),
         ("We moved in May 2025.", "2025-05"),
         ("It happened last month.", "2026-09"),
+        # A count of weeks names a day; a weekend, the week it ends.
+        ("Three weeks ago I sold my car.", "2026-09-30"),
+        ("We're going in two weeks.", "2026-11-04"),
+        ("My cousins came over last weekend.", "week of 2026-10-12"),
+        ("We're painting the hall next weekend.", "week of 2026-10-26"),
+        # Something one has on a weekday is ahead; one had, behind.
+        ("I have a vet appointment on Monday.", "2026-10-26"),
+        ("I had a vet appointment on Monday.", "2026-10-19"),
     ],
 )
 def test_date_phrases_resolve_against_the_moment_said(line: str, label: str) -> None:

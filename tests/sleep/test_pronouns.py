@@ -88,7 +88,7 @@ async def test_the_seeds_sister_asha_is_allergic_not_mumbai(
     )
     said = "My sister Asha moved to Mumbai last year. She is allergic to peanuts."
     facts, report = await consolidate(config, embedder, answer, said)
-    assert facts == ["Asha · allergy: peanuts", "Asha · home city: Mumbai"]
+    assert facts == ["user · sister: Asha", "Asha · allergy: peanuts", "Asha · home city: Mumbai"]
     [refused] = report.rejected
     assert refused.item["about"] == "user"
     assert refused.reason == "about Asha ('She' carried to Asha), not the user"
@@ -107,6 +107,7 @@ HUSBAND = (
         "Leela is a cardiologist and he teaches history.",
     ],
     [
+        "user · sister: Leela",
         "Arjun · home city: Chennai",
         "Arjun · job title: history teacher",
         "Leela · home city: Chennai",
