@@ -287,7 +287,7 @@ def extract_by_rules(batch: Batch) -> Extraction:
                 s.model_copy(update={"about": line.speaker}) if s.about == "user" else s
                 for s in found.states
             ]
-            found.user_name = None
+            found.user_name = ""
         result.states.extend(found.states)
         result.events.extend(found.events)
         if found.user_name:
