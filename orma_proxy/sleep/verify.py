@@ -63,6 +63,13 @@ _ADDS = re.compile(r"\b(?:also|too|as well|though|besides)\b", re.I)
 _LIVING = re.compile(
     r"\b(?:live[sd]?|living|moved|moving|relocated|relocating|shifted|based|staying|home)\b", re.I
 )
+# "She walks every evening": what recurs is a state of someone's, not a dated event.
+_RECURRING = re.compile(
+    r"\b(?:every|each)\s+(?:\w+\s+)?(?:day|night|morning|evening|week|weekend|month|year|"
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b|"
+    r"\b(?:daily|weekly|usually|always|most days|on weekdays)\b",
+    re.I,
+)
 _PRONOUN_WORD = re.compile(r"\b(?:she|he|her|him|his|she's|he's)\b", re.I)
 _SUBJECT = re.compile(r"\b(?:i|i'm|i've|we|we're|he|she|they|it|it's|you|my|our)\b", re.I)
 _NAMING = re.compile(r"\b(?:i'm|i am|my name is|call me|this is|name's|name is)\s+", re.I)
@@ -326,6 +333,10 @@ class Verifier:
         date = self._date(event.when, line, line.said(self._tz)) or self._carried_date(
             event.when, line, result
         )
+        if date is None and _RECURRING.search(line.text):
+            reason = "a habit (it recurs), not a happening"
+            result.rejections.append(Rejection("event", line.text, event.model_dump(), reason))
+            return
         people = holder.resolve_people(
             line.text,
             event.who,

@@ -54,6 +54,7 @@ async def test_an_event_takes_the_time_the_line_before_it_gave(
         ("assistant", "What for?"),
         ("user", "A booster shot, nothing serious."),
         ("user", "Then I baked bread."),
+        ("user", "I swim every morning now."),
     )
     answer = {
         "states": [],
@@ -63,6 +64,7 @@ async def test_an_event_takes_the_time_the_line_before_it_gave(
             ev(4, "vet appointment for Bruno", "on Friday"),
             ev(6, "booster shot"),  # a fragment: part of the appointment
             ev(7, "baked bread", "2026-10-20"),  # a date the model computed: not believed
+            ev(8, "swim every morning"),  # a habit, not a happening
         ],
     }
     _, events = await _slept(config, embedder, answer, *said)
