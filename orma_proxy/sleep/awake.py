@@ -22,16 +22,29 @@ from collections.abc import Sequence
 
 from orma_proxy.config import OrmaConfig
 from orma_proxy.errors import OrmaError
+from orma_proxy.facts import list_facts
 from orma_proxy.sleep.apply import apply_drawn
 from orma_proxy.sleep.batch import OWN_WORDS, Batch, Line
 from orma_proxy.sleep.consolidate import Sleeper
+from orma_proxy.sleep.extract import RawState
 from orma_proxy.sleep.heuristic import extract_by_rules
 from orma_proxy.sleep.report import BatchOutcome
+from orma_proxy.sleep.verify import Verified
 from orma_proxy.store import Connection, DatabaseError, said_before, transcript
 
 __all__ = ["draw_on_record"]
 
 log = logging.getLogger(__name__)
+
+
+def _known(conn: Connection, space: str) -> list[RawState]:
+    """The space's active facts, as the rules read what a new line adds to them."""
+    return [
+        RawState(
+            line=0, about=s.entity, attribute=s.attribute, value=s.value, condition=s.condition
+        )
+        for s in list_facts(conn, space)
+    ]
 
 
 def _batch(conn: Connection, space: str, episode_ids: Sequence[int], config: OrmaConfig) -> Batch:
@@ -61,10 +74,12 @@ async def draw_on_record(
         work = await sleeper.reader.execute_fn(
             lambda conn: _batch(conn, space, episode_ids, config)
         )
-        extraction = extract_by_rules(work)
-        if not extraction.states and not extraction.user_name:
-            return None
-        verified = await sleeper.verify(work, extraction)
+        known = await sleeper.reader.execute_fn(lambda conn: _known(conn, space))
+        extraction = extract_by_rules(work, known)
+        verified = Verified()
+        if extraction.states or extraction.user_name:
+            verified = await sleeper.verify(work, extraction)
+        verified = await sleeper.with_relations(work, verified)  # "my sister Asha"
         if not verified.states:
             return None
         return await sleeper.writer.execute_write_fn(

@@ -274,7 +274,7 @@ class Sleeper:
     ) -> int | None:
         """Write one verified batch; its last episode, or None (left pending) on failure."""
         try:
-            verified = await self._with_relations(work, verified)
+            verified = await self.with_relations(work, verified)
         except SleepError as exc:
             await self._fail(work, run, str(exc), report)
             return None
@@ -293,7 +293,7 @@ class Sleeper:
         report.add_batch(len(work.episode_ids), outcome)
         return work.last_episode_id
 
-    async def _with_relations(self, work: batches.Batch, verified: Verified) -> Verified:
+    async def with_relations(self, work: batches.Batch, verified: Verified) -> Verified:
         """``verified`` with the relations the lines name ("my sister Asha") it lacks."""
         said = relations_said(work)
         if not said.states:

@@ -32,11 +32,10 @@ from orma_proxy.sleep.rule_patterns import (
     OCCUPATION,
     PLACE,
     PREDICATES,
-    RELATION_NAMED,
     VALUE,
 )
 from orma_proxy.sleep.subjects import Subject, spelt_out, subjects_in
-from orma_proxy.text import NOT_NAMES, said_rule, unasserted
+from orma_proxy.text import said_rule, unasserted
 
 __all__ = ["extract_by_rules"]
 
@@ -162,17 +161,6 @@ def _owned_slots(line: Line, text: str, preceding: Sequence[str]) -> Iterator[Ra
             yield found
 
 
-def _relations(line: Line, text: str) -> Iterator[RawState]:
-    """ "my sister Asha": the user's sister is Asha."""
-    for m in RELATION_NAMED.finditer(text):
-        name = m["name"].removesuffix("'s")
-        if name.split()[-1].lower() in NOT_NAMES:
-            continue
-        found = _state(line, "user", m["rel"].lower(), name)
-        if found:
-            yield found
-
-
 def _instructions(line: Line, text: str) -> Iterator[RawState]:
     """A standing instruction that forbids nothing: what the user prefers, always."""
     if said_rule(text):
@@ -247,7 +235,6 @@ def _read_line(line: Line, preceding: Sequence[str], earlier: Sequence[RawState]
         s for s in _owned_slots(line, text, preceding) if normalise_attribute(s.attribute)
         not in slots
     )  # fmt: skip
-    result.states.extend(_relations(line, text))
     result.states.extend(_instructions(line, text))
     if not result.states:
         corrected = _correction(line, text, preceding[-1] if preceding else "", earlier)
@@ -274,13 +261,18 @@ def _unique(states: list[RawState]) -> list[RawState]:
     return kept
 
 
-def extract_by_rules(batch: Batch) -> Extraction:
-    """States and events for the common patterns on the batch's citable, asserting lines."""
+def extract_by_rules(batch: Batch, known: Sequence[RawState] = ()) -> Extraction:
+    """States and events for the common patterns on the batch's citable, asserting lines.
+
+    ``known`` are facts stored before the batch: "When I have a sore throat I
+    drink ginger tea" said in a later chat is the exception of the morning drink
+    said in an earlier one.
+    """
     result = Extraction()
     for line in batch.lines:
         if not line.citable or unasserted(line.text):
             continue
-        found = _read_line(line, batch.preceding(line), result.states)
+        found = _read_line(line, batch.preceding(line), [*known, *result.states])
         if line.speaker:
             # "Asha: I moved to Mumbai": the first person of a named speaker's line is them.
             found.states = [
