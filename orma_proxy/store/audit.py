@@ -35,10 +35,10 @@ def insert_audit(
 ) -> int:
     """Write one audit row inside the action's own write job; returns its id."""
     cursor = conn.execute(
-        "INSERT INTO audit (at, space, operation, ids, count) VALUES (?, ?, ?, ?, ?)",
+        "INSERT INTO audit (at, space, operation, ids, count) VALUES (?, ?, ?, ?, ?) RETURNING id",
         (at, space, operation, json.dumps(ids, separators=(",", ":")), count),
     )
-    return int(cursor.lastrowid)
+    return int(cursor.fetchone()[0])
 
 
 def audit_rows(conn: Connection, space: str | None, limit: int | None) -> list[AuditRow]:
