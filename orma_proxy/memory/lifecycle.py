@@ -129,6 +129,11 @@ class Lifecycle:
         return self.config.resolved_db_path()
 
     @property
+    def location(self) -> Path | str:
+        """Where the memory lives: its SQLite file, or its PostgreSQL URL."""
+        return self.config.db_url or self.config.resolved_db_path()
+
+    @property
     def vector_index(self) -> VectorIndex:
         """The in-memory k-NN of the spaces this process searches often."""
         return self._opened().vectors

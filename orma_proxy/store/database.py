@@ -45,8 +45,10 @@ class Database:
         writer: Writer,
         embedder: Embedder,
         vectors: VectorIndex,
+        url: str | None = None,
     ) -> None:
         self.path = path
+        self.url = url  # a PostgreSQL memory's (``path`` is then only the SQLite default)
         self.reader = reader
         self.writer = writer
         self.embedder = embedder
@@ -112,7 +114,12 @@ class Database:
         vectors = VectorIndex(
             config.resolved_db_path(), busy_timeout_ms=0, load_after=0, catch_up_max=1
         )
-        return cls(config.resolved_db_path(), reader, writer, embedder, vectors)
+        return cls(config.resolved_db_path(), reader, writer, embedder, vectors, url)
+
+    @property
+    def location(self) -> Path | str:
+        """Where the memory lives, for what opens a connection of its own: the file, or the URL."""
+        return self.path if self.url is None else self.url
 
     async def close(self) -> None:
         await self.vectors.close()

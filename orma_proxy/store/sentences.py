@@ -115,7 +115,8 @@ def move_citations(conn: Connection, old: int, new: int) -> None:
         "INSERT INTO recall_history (space, kind, item_id, times) "
         "SELECT space, kind, ?, times FROM recall_history "
         "WHERE kind = 'passage' AND item_id = ? "
-        "ON CONFLICT DO UPDATE SET times = times || excluded.times",
+        "ON CONFLICT (space, kind, item_id) "
+        "DO UPDATE SET times = recall_history.times || excluded.times",
         (new, old),
     )
     conn.execute("DELETE FROM recall_history WHERE kind = 'passage' AND item_id = ?", (old,))

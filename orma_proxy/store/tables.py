@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from orma_proxy.store.connect import Connection, open_sync
+from orma_proxy.store.postgres.connection import connect
 from orma_proxy.store.rows import iter_named
 from orma_proxy.store.select import Row
 
@@ -28,14 +29,19 @@ def _quoted(name: str) -> str:
 
 
 @contextmanager
-def snapshot(path: Path, *, busy_timeout_ms: int) -> Iterator[Connection]:
+def snapshot(where: Path | str, *, busy_timeout_ms: int) -> Iterator[Connection]:
     """A read-only connection of its own, every read inside one transaction: one snapshot.
 
-    A proxy writing meanwhile never makes the reads disagree with each other.
+    A proxy writing meanwhile never makes the reads disagree with each other. On
+    PostgreSQL (``where`` a URL) the transaction is REPEATABLE READ: one snapshot too.
     """
-    conn = open_sync(path, busy_timeout_ms=busy_timeout_ms, read_only=True)
+    if isinstance(where, str):
+        conn = connect(where, application_name="orma-export")
+        begin = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+    else:
+        conn, begin = open_sync(where, busy_timeout_ms=busy_timeout_ms, read_only=True), "BEGIN"
     try:
-        conn.execute("BEGIN")
+        conn.execute(begin)
         yield conn
         conn.execute("COMMIT")
     finally:
