@@ -18,6 +18,7 @@ import itertools
 import struct
 from collections.abc import Iterable, Iterator
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import numpy as np
 
@@ -127,18 +128,18 @@ def connect(url: str, *, application_name: str = "orma") -> PgConnection:
     try:
         raw = psycopg.connect(url, autocommit=True, application_name=application_name)
     except psycopg.Error as exc:
-        raise StoreError(f"cannot connect to PostgreSQL ({_safe(url)}): {exc}") from exc
+        raise StoreError(f"cannot connect to PostgreSQL ({safe_url(url)}): {exc}") from exc
     register_vector(raw)
     return PgConnection(raw)
 
 
-def _safe(url: str) -> str:
-    """``url`` without its password, for messages."""
-    head, sep, tail = url.partition("@")
-    if not sep or ":" not in head.split("//", 1)[-1]:
+def safe_url(url: str) -> str:
+    """``url`` with its password (if any) as ``***``: what messages and stats may show."""
+    parts = urlsplit(url)
+    if not parts.password:
         return url
-    scheme, _, user = head.partition("//")
-    return f"{scheme}//{user.split(':', 1)[0]}:***@{tail}"
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
+    return urlunsplit(parts._replace(netloc=netloc))
 
 
 def register_vector(raw: Any) -> None:
