@@ -43,6 +43,9 @@ ALTER TEXT SEARCH CONFIGURATION orma
     ALTER MAPPING FOR asciiword, asciihword, hword_asciipart, word, hword, hword_part
     WITH orma_stem;
 
+-- Every foreign key is DEFERRABLE (checked per statement unless a transaction defers them):
+-- an import writes rows before what they refer to, and checks them all before it commits.
+
 -- SQLite's INTEGER PRIMARY KEY: a NULL id takes the next one, and an explicit id (an
 -- import) moves the sequence past it, so the ids a later insert takes are still free.
 CREATE FUNCTION orma_id() RETURNS trigger
@@ -90,7 +93,7 @@ CREATE INDEX releases_space ON releases (space, id);
 -- is sentence_grams (the CJK pairs). Both are generated: no path can leave them behind.
 CREATE TABLE sentences (
     id            bigserial PRIMARY KEY,
-    episode_id    bigint NOT NULL REFERENCES episodes (id),
+    episode_id    bigint NOT NULL REFERENCES episodes (id) DEFERRABLE,
     space         text NOT NULL,
     position      integer NOT NULL,
     start         integer NOT NULL,
@@ -98,7 +101,7 @@ CREATE TABLE sentences (
     space_tag     text NOT NULL,
     embedded      integer NOT NULL DEFAULT 0,
     superseded_by bigint,
-    released_by   bigint REFERENCES releases (id),
+    released_by   bigint REFERENCES releases (id) DEFERRABLE,
     dates         text NOT NULL DEFAULT '',
     tsv           tsvector GENERATED ALWAYS AS (
         to_tsvector('orma'::regconfig, text) || to_tsvector('simple'::regconfig, dates)
@@ -116,7 +119,7 @@ CREATE INDEX sentences_grams ON sentences USING gin (grams);
 -- once the embedding model is known (store/postgres/vectors.py: bind_model). `space`
 -- is the sentence's, so a space's search filters the vectors without a join.
 CREATE TABLE sentence_vectors (
-    sentence_id bigint PRIMARY KEY REFERENCES sentences (id),
+    sentence_id bigint PRIMARY KEY REFERENCES sentences (id) DEFERRABLE,
     space       text NOT NULL,
     embedding   vector NOT NULL
 );
@@ -141,13 +144,13 @@ CREATE TABLE entities (
 CREATE TABLE states (
     id            bigserial PRIMARY KEY,
     space         text NOT NULL,
-    entity_id     bigint NOT NULL REFERENCES entities (id),
+    entity_id     bigint NOT NULL REFERENCES entities (id) DEFERRABLE,
     attribute     text NOT NULL,
     value         text NOT NULL,
     condition     text NOT NULL DEFAULT '',
     prohibited    integer NOT NULL DEFAULT 0,
     active        integer NOT NULL DEFAULT 1,
-    superseded_by bigint REFERENCES states (id),
+    superseded_by bigint REFERENCES states (id) DEFERRABLE,
     since         text,
     stated_at     double precision NOT NULL,
     valid_from    double precision NOT NULL,
@@ -155,10 +158,10 @@ CREATE TABLE states (
     end_reason    text,
     rehearsals    integer NOT NULL DEFAULT 1,
     rehearsed_at  double precision,
-    sentence_id   bigint NOT NULL REFERENCES sentences (id),
-    episode_id    bigint NOT NULL REFERENCES episodes (id),
+    sentence_id   bigint NOT NULL REFERENCES sentences (id) DEFERRABLE,
+    episode_id    bigint NOT NULL REFERENCES episodes (id) DEFERRABLE,
     created_at    double precision NOT NULL,
-    released_by   bigint REFERENCES releases (id)
+    released_by   bigint REFERENCES releases (id) DEFERRABLE
 );
 CREATE INDEX states_slot ON states (space, entity_id, attribute, active);
 CREATE INDEX states_active ON states (space, id) WHERE active = 1;
@@ -174,17 +177,17 @@ CREATE TABLE events (
     date        text,
     precision   text CHECK (precision IN ('day', 'week', 'month', 'year')),
     who         text NOT NULL DEFAULT '[]' CHECK (who::jsonb IS NOT NULL),
-    sentence_id bigint NOT NULL REFERENCES sentences (id),
-    episode_id  bigint NOT NULL REFERENCES episodes (id),
+    sentence_id bigint NOT NULL REFERENCES sentences (id) DEFERRABLE,
+    episode_id  bigint NOT NULL REFERENCES episodes (id) DEFERRABLE,
     created_at  double precision NOT NULL,
-    released_by bigint REFERENCES releases (id)
+    released_by bigint REFERENCES releases (id) DEFERRABLE
 );
 CREATE INDEX events_space ON events (space, date);
 CREATE INDEX events_sentence ON events (sentence_id);
 CREATE INDEX events_released ON events (released_by) WHERE released_by IS NOT NULL;
 
 CREATE TABLE entity_links (
-    entity_id bigint NOT NULL REFERENCES entities (id),
+    entity_id bigint NOT NULL REFERENCES entities (id) DEFERRABLE,
     kind      text NOT NULL CHECK (kind IN ('state', 'event')),
     target_id bigint NOT NULL,
     space     text NOT NULL,
@@ -215,7 +218,7 @@ CREATE INDEX sleep_batches_space ON sleep_batches (space, id);
 
 CREATE TABLE sleep_rejections (
     id          bigserial PRIMARY KEY,
-    batch_id    bigint NOT NULL REFERENCES sleep_batches (id),
+    batch_id    bigint NOT NULL REFERENCES sleep_batches (id) DEFERRABLE,
     space       text NOT NULL,
     kind        text NOT NULL CHECK (kind IN ('state', 'event', 'name')),
     sentence_id bigint,
