@@ -27,22 +27,25 @@ BUSY_TIMEOUT_MS = 15_000
 
 
 @contextmanager
-def raw(path: Path) -> Iterator[Connection]:
-    """A read-only connection of its own to ``path``."""
-    conn = open_sync(path, busy_timeout_ms=BUSY_TIMEOUT_MS, read_only=True)
+def raw(path: Path | str) -> Iterator[Connection]:
+    """A read-only connection of its own to ``path`` (or to a PostgreSQL URL's database)."""
+    if isinstance(path, str):
+        conn = connect(path)
+    else:
+        conn = open_sync(path, busy_timeout_ms=BUSY_TIMEOUT_MS, read_only=True)
     try:
         yield conn
     finally:
         conn.close()
 
 
-def rows(path: Path, sql: str, *args: object) -> list[tuple[object, ...]]:
+def rows(path: Path | str, sql: str, *args: object) -> list[tuple[object, ...]]:
     """Every row of ``sql``."""
     with raw(path) as conn:
         return [tuple(row) for row in conn.execute(sql, args).fetchall()]
 
 
-def scalar(path: Path, sql: str, *args: object) -> Any:
+def scalar(path: Path | str, sql: str, *args: object) -> Any:
     """The first column of the first row of ``sql``."""
     return rows(path, sql, *args)[0][0]
 
