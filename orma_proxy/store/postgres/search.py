@@ -2,8 +2,8 @@
 
 Keywords match the generated ``tsv`` column (the ``orma`` configuration: English
 stems, no stop words; date terms as they are) through its GIN index, ranked by
-``ts_rank`` where SQLite ranks by BM25; CJK pairs match the ``grams`` column the
-same way. The query's terms are the same as SQLite's (``keywords.query_terms``),
+BM25 as FTS5 ranks them; CJK pairs match the ``grams`` column, ranked by
+``ts_rank``. The query's terms are the same as SQLite's (``keywords.query_terms``),
 each quoted as one lexeme, OR-ed: never tsquery syntax of the user's. The vector
 channel's candidates come from ``vectors.candidates``, bound as two arrays.
 """
@@ -20,10 +20,22 @@ from orma_proxy.store.postgres.connection import PgConnection
 from orma_proxy.store.postgres.vectors import candidates
 from orma_proxy.text.grams import query_grams
 
+# BM25 as FTS5 computes it (k1 = 1.2, b = 0.75, an IDF under 1e-6 raised to it), over the
+# space's sentences: the matches (GIN), each matched query lexeme's count in each (its
+# positions), how many matches hold it, and the space's totals (migration 0002).
 KEYWORD_HITS = (
-    "SELECT id, ts_rank(tsv, to_tsquery('orma', :terms)) AS score FROM sentences "
-    "WHERE space = :space AND tsv @@ to_tsquery('orma', :terms) "
-    "ORDER BY score DESC, id LIMIT :k"
+    "WITH q AS (SELECT to_tsquery('orma', :terms) AS query, "
+    "tsvector_to_array(to_tsvector('orma', :words)) AS lexemes), "
+    "totals AS (SELECT sentences AS n, tokens::float8 / greatest(sentences, 1) AS mean "
+    "FROM space_text WHERE space = :space), "
+    "matched AS (SELECT s.id, s.tsv, s.tokens FROM sentences s, q "
+    "WHERE s.space = :space AND s.tsv @@ q.query), "
+    "tf AS (SELECT m.id, m.tokens, u.lexeme, coalesce(array_length(u.positions, 1), 1) AS f "
+    "FROM matched m, q, unnest(m.tsv) u WHERE u.lexeme = ANY(q.lexemes)), "
+    "df AS (SELECT lexeme, count(*) AS holding FROM tf GROUP BY lexeme) "
+    "SELECT tf.id AS id, sum(greatest(ln((t.n - df.holding + 0.5) / (df.holding + 0.5)), 1e-6) "
+    "* tf.f * 2.2 / (tf.f + 1.2 * (0.25 + 0.75 * tf.tokens / t.mean))) AS score "
+    "FROM tf JOIN df USING (lexeme), totals t GROUP BY tf.id ORDER BY score DESC, id LIMIT :k"
 )
 GRAMS_HITS = (
     "SELECT id, ts_rank(grams, CAST(:grams AS tsquery)) AS score FROM sentences "
@@ -50,7 +62,9 @@ def keyword_params(
 ) -> dict[str, object] | None:
     """The parameters of ``KEYWORD_HITS``; None when the query has no words."""
     terms = query_terms(query, dates=dates)
-    return {"terms": _lexemes(terms), "space": space, "k": k} if terms else None
+    if not terms:
+        return None
+    return {"terms": _lexemes(terms), "words": " ".join(terms), "space": space, "k": k}
 
 
 def grams_params(query: str, space: str, k: int) -> dict[str, object] | None:
