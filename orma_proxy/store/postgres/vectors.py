@@ -20,7 +20,7 @@ from orma_proxy.store.postgres.connection import PgConnection
 _EF_MIN, _EF_MAX = 40, 1000
 _LOCK = 0x6F726D62  # pg_advisory_xact_lock's key for binding the model
 
-_HNSW_SQL = (
+HNSW_SQL = (
     "SELECT sentence_id, 1.0 - (embedding <=> :q) FROM sentence_vectors "
     "WHERE space = :space ORDER BY embedding <=> :q LIMIT :kc"
 )
@@ -104,7 +104,7 @@ def candidates(
     if held > exact_under:
         ef = min(max(count, _EF_MIN), _EF_MAX)
         conn.execute("SELECT set_config('hnsw.ef_search', ?, false)", (str(ef),))
-        found = [(int(r[0]), float(r[1])) for r in conn.execute(_HNSW_SQL, params).fetchall()]
+        found = [(int(r[0]), float(r[1])) for r in conn.execute(HNSW_SQL, params).fetchall()]
         if len(found) >= min(count, held):
             return found
     return [(int(r[0]), float(r[1])) for r in conn.execute(_EXACT_SQL, params).fetchall()]
