@@ -15,9 +15,14 @@ from pathlib import Path
 from typing import Any
 
 from orma_proxy.facts import fact_counts
-from orma_proxy.store import Reader, batch_outcomes, counts, execute_fn
-from orma_proxy.store.counts import database_bytes
-from orma_proxy.store.postgres.connection import safe_url
+from orma_proxy.store import (
+    Reader,
+    batch_outcomes,
+    counts,
+    database_bytes,
+    execute_fn,
+    safe_url,
+)
 
 
 @dataclass(frozen=True)

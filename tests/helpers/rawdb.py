@@ -56,10 +56,7 @@ async def reading(path: Path | str) -> AsyncIterator[Reader]:
 
     A PostgreSQL URL gets a reader of its own on that database.
     """
-    if isinstance(path, str):
-        conn = await Reader.open(functools.partial(connect, path), "test-reader")
-    else:
-        conn = await open_async(path, busy_timeout_ms=BUSY_TIMEOUT_MS, read_only=True)
+    conn = await open_async(path, busy_timeout_ms=BUSY_TIMEOUT_MS, read_only=True)
     try:
         yield conn
     finally:
