@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -281,7 +280,7 @@ def _purge(
     cli: CliState,
     target: str | list[int],
     space: str,
-    db: Path | None,
+    db: str | None,
     dry_run: bool,
     yes: bool,
     json_out: bool,

@@ -9,6 +9,7 @@ import typer
 
 from orma_proxy.cli.serve_cmds import ModelOption, UpstreamOption
 from orma_proxy.cli.shared_options import DbOption, SpaceOption, configured, say, state
+from orma_proxy.config import is_db_url
 from orma_proxy.inputs import DEFAULT_SPACE
 from orma_proxy.mcp import CLIENTS, serve_stdio, snippet
 
@@ -21,9 +22,11 @@ def _check_client(value: str | None) -> str | None:
     return value
 
 
-def _server_args(db: Path | None, space: str) -> list[str]:
+def _server_args(db: str | None, space: str) -> list[str]:
     """The options the client must pass for the same database and space as this command."""
-    args = ["--db", str(db.expanduser().resolve())] if db is not None else []
+    if db is not None and not is_db_url(db):
+        db = str(Path(db).expanduser().resolve())
+    args = [] if db is None else ["--db", db]
     return [*args, "--space", space] if space != DEFAULT_SPACE else args
 
 

@@ -107,7 +107,7 @@ def proxy_config(
     model: str | None,
     host: str | None,
     port: int | None,
-    db: Path | None,
+    db: str | None,
     api_keys: str | None,
     api_keys_file: Path | None,
     upstream_api_key: str | None,

@@ -6,7 +6,6 @@ import json
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -136,12 +135,12 @@ AnySpaceOption = Annotated[
     ),
 ]
 DbOption = Annotated[
-    Path | None,
+    str | None,
     typer.Option(
         "--db",
-        help="SQLite file.  \\[default: $ORMA_DIR/memory.db, else ~/.orma/memory.db]",
-        metavar="PATH",
-        dir_okay=False,
+        help="SQLite file, or a PostgreSQL URL (postgresql://user:pass@host:5432/orma).  "
+        "\\[default: $ORMA_DIR/memory.db, else ~/.orma/memory.db]",
+        metavar="PATH|URL",
         show_default=False,
     ),
 ]
@@ -150,19 +149,17 @@ JsonOption = Annotated[
 ]
 
 
-def configured(db: Path | None, **given: object) -> OrmaConfig:
+def configured(db: str | None, **given: object) -> OrmaConfig:
     """The configuration with only the options a user gave (None keeps what the
     environment, ``config.toml`` or the default says) and ``--db`` applied."""
     config = OrmaConfig.load(**{name: value for name, value in given.items() if value is not None})
-    if db is not None:
-        config.db_path = db
-    return config
+    return config if db is None else config.with_db(db)
 
 
 @contextmanager
 def open_memory(
     cli: CliState,
-    db: Path | None,
+    db: str | None,
     *,
     must_exist: bool,
     reindex: bool = False,
@@ -181,7 +178,7 @@ def open_memory(
     if not background_index:
         config.index_in_background = False
     path = config.resolved_db_path()
-    if must_exist and not path.exists():
+    if must_exist and config.db_url is None and not path.exists():
         raise StoreError(f"no memory at {path} yet: store something first with `orma add`")
     with cli.err.status("Opening memory…"):
         memory = Memory(config=config, embedder=cli.embedder, reindex=reindex)

@@ -85,7 +85,7 @@ def viz(
         upstream=None, model=None, host=host, port=port, db=db, api_keys=api_keys,
         api_keys_file=api_keys_file, upstream_api_key=None, insecure=insecure,
     )  # fmt: skip
-    if not config.resolved_db_path().exists():
+    if config.db_url is None and not config.resolved_db_path().exists():
         raise StoreError(
             f"no memory at {config.resolved_db_path()} yet: store something first with `orma add`"
         )

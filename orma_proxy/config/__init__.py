@@ -23,7 +23,12 @@ from orma_proxy.config.recall import RecallSettings
 from orma_proxy.config.sleep import SleepSettings
 from orma_proxy.config_load import default_home, load_config
 
-__all__ = ["OrmaConfig"]
+__all__ = ["OrmaConfig", "is_db_url"]
+
+
+def is_db_url(target: object) -> bool:
+    """Whether a database given as text names a PostgreSQL server rather than a SQLite file."""
+    return isinstance(target, str) and target.startswith(("postgresql://", "postgres://"))
 
 
 class OrmaConfig(RecallSettings, SleepSettings, BlockSettings):
@@ -34,6 +39,12 @@ class OrmaConfig(RecallSettings, SleepSettings, BlockSettings):
     # --- where things live -------------------------------------------------
     home: Path = Field(default_factory=default_home, description="Data directory.")
     db_path: Path | None = Field(None, description="SQLite file; default <home>/memory.db.")
+    db_url: str | None = Field(
+        None,
+        repr=False,
+        description="PostgreSQL URL (postgresql://user:pass@host:5432/orma): the memory lives "
+        "there instead of in the SQLite file.",
+    )
 
     # --- upstream LLM (used by the proxy and by sleep) ----------------------
     upstream: str = Field("http://127.0.0.1:11434/v1", description="OpenAI-compatible base URL.")
@@ -174,6 +185,14 @@ class OrmaConfig(RecallSettings, SleepSettings, BlockSettings):
         "saying how many were left out (a page stays fluid at this size).",
     )
 
+    @model_validator(mode="before")
+    @classmethod
+    def _url_as_db(cls, data: Any) -> Any:
+        """A PostgreSQL URL given as the database (``ORMA_DB_PATH``, ``db_path=``) is ``db_url``."""
+        if isinstance(data, dict) and is_db_url(data.get("db_path")):
+            data = {**data, "db_url": str(data["db_path"]), "db_path": None}
+        return data
+
     @model_validator(mode="after")
     def _check_sums(self) -> Self:
         shares = self.budget_share_states + self.budget_share_events + self.budget_share_passages
@@ -213,6 +232,12 @@ class OrmaConfig(RecallSettings, SleepSettings, BlockSettings):
     def load(cls, **overrides: Any) -> OrmaConfig:
         """Code ``overrides`` > ``ORMA_*`` environment > ``<home>/config.toml`` > defaults."""
         return load_config(cls, overrides).config
+
+    def with_db(self, target: str | Path) -> OrmaConfig:
+        """This configuration on ``target``: a SQLite file, or a PostgreSQL URL."""
+        if is_db_url(target):
+            return self.model_copy(update={"db_url": str(target), "db_path": None})
+        return self.model_copy(update={"db_path": Path(target), "db_url": None})
 
     def resolved_db_path(self) -> Path:
         """The database file this configuration points at."""

@@ -87,6 +87,12 @@ class RecallSettings(BaseModel):
         description="More vector changes than this since the last search reload the "
         "in-memory spaces instead of patching them.",
     )
+    vector_exact_under: int = Field(
+        20_000,
+        ge=0,
+        description="PostgreSQL: a space with at most this many vectors is searched exactly "
+        "(no HNSW index, so no filtered search can come back short).",
+    )
     enable_semantic: bool = Field(
         True,
         description="Use the vector channel and sleep consolidation into states and events "

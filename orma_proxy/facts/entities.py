@@ -50,8 +50,8 @@ def entity_id(conn: Connection, space: str, name: str, kind: str, now: float) ->
 
 def _link(conn: Connection, space: str, entity: int, kind: str, target: int) -> None:
     conn.execute(
-        "INSERT OR IGNORE INTO entity_links (entity_id, kind, target_id, space) "
-        "VALUES (?, ?, ?, ?)",
+        "INSERT INTO entity_links (entity_id, kind, target_id, space) "
+        "VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
         (entity, kind, target, space),
     )
 

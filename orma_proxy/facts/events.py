@@ -118,9 +118,9 @@ def insert_event(conn: Connection, event: NewEvent) -> int | None:
         return None
     cursor = conn.execute(
         "INSERT INTO events (space, what, when_text, date, precision, who, sentence_id, "
-        "episode_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "episode_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
         (event.space, event.what, event.when_text, event.date, event.precision,
          json.dumps(list(event.who), ensure_ascii=False), event.sentence_id, event.episode_id,
          event.created_at),
     )  # fmt: skip
-    return int(cursor.lastrowid)
+    return int(cursor.fetchone()[0])

@@ -203,7 +203,7 @@ def gather_events(
 ) -> list[TimedEvent]:
     """Events drawn from these sentences first, then the newest naming a word, at most ``limit``."""
     tests, args = _event_tests(words, sentence_ids)
-    where = " OR ".join(tests) or "0"
+    where = " OR ".join(tests) or "FALSE"
     order = "v.id DESC"
     if sentence_ids:
         order = f"v.sentence_id IN ({_marks(sentence_ids)}) DESC, " + order
@@ -278,7 +278,7 @@ def states_matching(
     """Active states of ``space`` naming a word (value, attribute, condition or holder), or
     at the active end of a replacement chain from one of these sentences."""
     # ``+space``: the few sentences are looked up by states_sentence, not by walking the space.
-    chain, is_head = "", "0"
+    chain, is_head = "", "FALSE"
     args: list[object] = [space]
     if sentence_ids:
         chain = (

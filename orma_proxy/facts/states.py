@@ -189,7 +189,7 @@ def insert_state(conn: Connection, state: NewState) -> int:
     cursor = conn.execute(
         "INSERT INTO states (space, entity_id, attribute, value, condition, prohibited, active, "
         "since, stated_at, valid_from, sentence_id, episode_id, created_at) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
         (
             state.space,
             state.entity_id,
@@ -206,7 +206,7 @@ def insert_state(conn: Connection, state: NewState) -> int:
             state.created_at,
         ),
     )
-    return int(cursor.lastrowid)
+    return int(cursor.fetchone()[0])
 
 
 def close_state(

@@ -69,5 +69,7 @@ async def purge(
     result = await db.writer.execute_write_fn(job)
     if not result.count:
         return result
-    compacted = await in_thread(lambda: compact(db.path, busy_timeout_ms=config.busy_timeout_ms))
+    compacted = await in_thread(
+        lambda: compact(db.location, busy_timeout_ms=config.busy_timeout_ms)
+    )
     return replace(result, compacted=compacted)

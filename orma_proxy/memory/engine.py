@@ -368,7 +368,9 @@ class AsyncMemory(Forgetting, Portability):
 
     async def stats(self, space: str | None = None) -> Stats:
         db = self._opened()
-        return await collect_stats(db.reader, db.path, space, db.embedder.model_id, db.embedder.dim)
+        return await collect_stats(
+            db.reader, db.location, space, db.embedder.model_id, db.embedder.dim
+        )
 
     # --- sleep: consolidation into states and events -----------------------------------
 

@@ -46,13 +46,13 @@ class Lifecycle:
         embedder: Embedder | None = None,
     ) -> None:
         updates: dict[str, Any] = {}
-        if path is not None:
-            updates["db_path"] = Path(path)
         if upstream is not None:
             updates["upstream"] = upstream
         if model is not None:
             updates["model"] = model
         self.config = (config or OrmaConfig.load()).model_copy(update=updates)
+        if path is not None:  # a SQLite file, or a PostgreSQL URL
+            self.config = self.config.with_db(path)
         if embedder is not None and not isinstance(embedder, Embedder):
             raise ConfigError(
                 "embedder must have model_id, dim and embed(list[str]) -> (n, dim) float32"
@@ -127,6 +127,11 @@ class Lifecycle:
     @property
     def path(self) -> Path:
         return self.config.resolved_db_path()
+
+    @property
+    def location(self) -> Path | str:
+        """Where the memory lives: its SQLite file, or its PostgreSQL URL."""
+        return self.config.db_url or self.config.resolved_db_path()
 
     @property
     def vector_index(self) -> VectorIndex:

@@ -29,7 +29,7 @@ class Portability(Lifecycle):
         space = None if space is None else check_space(space)
         out = Path(target) if isinstance(target, str | Path) else target
         timeout = self.config.busy_timeout_ms
-        return await in_thread(lambda: export_to(db.path, out, space, busy_timeout_ms=timeout))
+        return await in_thread(lambda: export_to(db.location, out, space, busy_timeout_ms=timeout))
 
     async def import_jsonl(self, source: str | Path | TextIO) -> int:
         """Load an ``orma-export`` file into this (empty) memory; returns the records written."""
@@ -49,4 +49,4 @@ class Portability(Lifecycle):
     async def backup(self, target: str | Path) -> int:
         """A consistent copy of the database at ``target`` while it is in use; returns its size."""
         db, timeout = self._opened(), self.config.busy_timeout_ms
-        return await in_thread(lambda: backup(db.path, Path(target), busy_timeout_ms=timeout))
+        return await in_thread(lambda: backup(db.location, Path(target), busy_timeout_ms=timeout))

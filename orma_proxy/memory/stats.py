@@ -15,7 +15,14 @@ from pathlib import Path
 from typing import Any
 
 from orma_proxy.facts import fact_counts
-from orma_proxy.store import Reader, batch_outcomes, counts, execute_fn
+from orma_proxy.store import (
+    Reader,
+    batch_outcomes,
+    counts,
+    database_bytes,
+    execute_fn,
+    safe_url,
+)
 
 
 @dataclass(frozen=True)
@@ -40,16 +47,19 @@ class Stats:
 
 
 async def collect_stats(
-    conn: Reader, path: Path, space: str | None, embedder: str, dim: int
+    conn: Reader, path: Path | str, space: str | None, embedder: str, dim: int
 ) -> Stats:
+    """``path``: the SQLite file, or the PostgreSQL URL (shown without its password)."""
     stored, facts, outcomes = await execute_fn(
         conn, lambda c: (counts(c, space), fact_counts(c, space), batch_outcomes(c, space))
     )
-    size = sum(
-        p.stat().st_size for p in (path, Path(f"{path}-wal"), Path(f"{path}-shm")) if p.exists()
-    )
+    if isinstance(path, str):
+        size, shown = await execute_fn(conn, database_bytes), safe_url(path)
+    else:
+        files = (path, Path(f"{path}-wal"), Path(f"{path}-shm"))
+        size, shown = sum(p.stat().st_size for p in files if p.exists()), str(path)
     return Stats(
-        path=str(path),
+        path=shown,
         space=space,
         spaces=stored.spaces,
         episodes=stored.episodes,

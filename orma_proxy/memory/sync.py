@@ -95,6 +95,11 @@ class Memory:
         return self._async.path
 
     @property
+    def location(self) -> Path | str:
+        """Where the memory lives: its SQLite file, or its PostgreSQL URL."""
+        return self._async.location
+
+    @property
     def embedder(self) -> Embedder:
         return self._async.embedder
 

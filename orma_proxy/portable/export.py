@@ -15,7 +15,7 @@ from orma_proxy.store import count_rows, read_rows, snapshot
 
 
 def export_records(
-    path: Path, out: TextIO, space: str | None, *, busy_timeout_ms: int
+    path: Path | str, out: TextIO, space: str | None, *, busy_timeout_ms: int
 ) -> dict[str, int]:
     """Write the export of ``path`` (one space, or all) to ``out``; returns the counts."""
     with snapshot(path, busy_timeout_ms=busy_timeout_ms) as conn:
@@ -28,7 +28,7 @@ def export_records(
 
 
 def export_to(
-    path: Path, target: Path | TextIO, space: str | None, *, busy_timeout_ms: int
+    path: Path | str, target: Path | TextIO, space: str | None, *, busy_timeout_ms: int
 ) -> dict[str, int]:
     """Export into a file (replaced whole only once written) or an open text stream."""
     if not isinstance(target, Path):

@@ -255,6 +255,7 @@ async def hybrid_search(
                 oversample=config.vector_oversample,
                 use_floor=config.enable_similarity_weighting,
                 in_memory=in_memory,
+                exact_under=config.vector_exact_under,
             )
             return found if least is None else _above(c, found, vector, least, worded)
 

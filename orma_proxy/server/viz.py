@@ -57,7 +57,7 @@ async def open_viz_reader(memory: AsyncMemory) -> Reader:
     ``orma_nearest`` function too.
     """
     conn = await open_async(
-        memory.path, busy_timeout_ms=memory.config.busy_timeout_ms, read_only=True
+        memory.location, busy_timeout_ms=memory.config.busy_timeout_ms, read_only=True
     )
     await memory.vector_index.register(conn)
     return conn

@@ -33,7 +33,7 @@ from orma_proxy.store.consolidation import (
     move_watermark,
     watermark_of,
 )
-from orma_proxy.store.counts import Counts, counts
+from orma_proxy.store.counts import Counts, counts, database_bytes
 from orma_proxy.store.database import Database
 from orma_proxy.store.episodes import (
     ROLES,
@@ -71,6 +71,7 @@ from orma_proxy.store.passages import (
     pair_passages,
     speakers_among,
 )
+from orma_proxy.store.postgres.connection import safe_url
 from orma_proxy.store.releases import (
     Release,
     insert_release,
@@ -183,6 +184,7 @@ __all__ = [
     "count_sentences",
     "counts",
     "current_sentences",
+    "database_bytes",
     "defer_foreign_keys",
     "delete_sentences",
     "drop_lease",
@@ -236,6 +238,7 @@ __all__ = [
     "reindex_sentences",
     "release_in",
     "restore_release",
+    "safe_url",
     "said_before",
     "secure_delete",
     "sentence_ranges",

@@ -102,6 +102,6 @@ def add_accesses(conn: Connection, accesses: Sequence[Access], keep: int) -> Non
     ]
     conn.executemany(
         "INSERT INTO recall_history (space, kind, item_id, times) VALUES (?, ?, ?, ?) "
-        "ON CONFLICT DO UPDATE SET times = excluded.times",
+        "ON CONFLICT (space, kind, item_id) DO UPDATE SET times = excluded.times",
         merged,
     )

@@ -35,18 +35,19 @@ def insert_audit(
 ) -> int:
     """Write one audit row inside the action's own write job; returns its id."""
     cursor = conn.execute(
-        "INSERT INTO audit (at, space, operation, ids, count) VALUES (?, ?, ?, ?, ?)",
+        "INSERT INTO audit (at, space, operation, ids, count) VALUES (?, ?, ?, ?, ?) RETURNING id",
         (at, space, operation, json.dumps(ids, separators=(",", ":")), count),
     )
-    return int(cursor.lastrowid)
+    return int(cursor.fetchone()[0])
 
 
 def audit_rows(conn: Connection, space: str | None, limit: int | None) -> list[AuditRow]:
     """Audited actions, newest first (of one space, or of all; all of them without ``limit``)."""
-    where, args = ("WHERE space = ?", (space,)) if space is not None else ("", ())
+    where, args = ("WHERE space = ?", [space]) if space is not None else ("", [])
+    most = "" if limit is None else "LIMIT ?"
     rows = named_rows(
         conn,
-        f"SELECT id, at, space, operation, count, ids FROM audit {where} ORDER BY id DESC LIMIT ?",
-        (*args, -1 if limit is None else limit),
+        f"SELECT id, at, space, operation, count, ids FROM audit {where} ORDER BY id DESC {most}",
+        args if limit is None else [*args, limit],
     )
     return [as_record(AuditRow, r, ids=json.loads(r["ids"])) for r in rows]

@@ -16,8 +16,14 @@ from orma_proxy.errors import InputError, StoreError
 from orma_proxy.store.connect import DatabaseError, open_sync
 
 
-def backup(path: Path, target: Path, *, busy_timeout_ms: int) -> int:
-    """Copy the database at ``path`` to ``target`` (which must not exist); returns its size."""
+def backup(where: Path | str, target: Path, *, busy_timeout_ms: int) -> int:
+    """Copy the database at ``where`` to ``target`` (which must not exist); returns its size."""
+    if isinstance(where, str):
+        raise InputError(
+            "this memory is in PostgreSQL: back it up with pg_dump (or your host's backups), "
+            "or copy it with `orma export`"
+        )
+    path = where
     if target.exists():
         raise InputError(f"{target} already exists; pick a new file for the backup")
     if not target.parent.is_dir():

@@ -85,12 +85,12 @@ def record_batch(conn: Connection, batch: BatchRecord) -> int:
     cursor = conn.execute(
         "INSERT INTO sleep_batches (space, first_episode_id, last_episode_id, episodes, status, "
         "extractor, attempts, error, llm_seconds, finished_at) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
         (batch.space, batch.first_episode_id, batch.last_episode_id, batch.episodes,
          batch.status, batch.extractor, batch.attempts, batch.error, batch.llm_seconds,
          batch.finished_at),
     )  # fmt: skip
-    return int(cursor.lastrowid)
+    return int(cursor.fetchone()[0])
 
 
 def record_rejections(

@@ -15,15 +15,19 @@ from __future__ import annotations
 from pathlib import Path
 
 from orma_proxy.store.connect import open_sync
+from orma_proxy.store.postgres.maintenance import pg_compact
 
 
-def compact(path: Path, *, busy_timeout_ms: int) -> bool:
+def compact(where: Path | str, *, busy_timeout_ms: int) -> bool:
     """VACUUM the file and truncate its log; False if a reader kept the log in use.
 
     A reader in another process (an open ``orma`` command, a backup) can hold old
     page images in the log past the busy timeout; the next checkpoint after it
-    ends overwrites them.
+    ends overwrites them. On PostgreSQL (``where`` a URL), ``pg_compact``.
     """
+    if isinstance(where, str):
+        return pg_compact(where)
+    path = where
     conn = open_sync(path, busy_timeout_ms=busy_timeout_ms)
     try:
         conn.execute("PRAGMA secure_delete = ON")

@@ -41,3 +41,9 @@ def counts(conn: Connection, space: str | None) -> Counts:
             "coalesce((SELECT p.last_episode_id FROM sleep_progress p WHERE p.space = e.space), 0)"
         ),
     )
+
+
+def database_bytes(conn: Connection) -> int:
+    """How many bytes a PostgreSQL memory's database takes on its server (its files and WAL
+    are the server's, so no file to measure)."""
+    return int(conn.execute("SELECT pg_database_size(current_database())").fetchone()[0])

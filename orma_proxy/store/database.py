@@ -26,6 +26,7 @@ from orma_proxy.store.connect import (
     read_only_reason,
 )
 from orma_proxy.store.migrate import migrate, schema_versions
+from orma_proxy.store.postgres.database import open_postgres
 from orma_proxy.store.threads import Reader, open_async
 from orma_proxy.store.vector_index import VectorIndex
 from orma_proxy.store.vectors import bind_model, recorded_model
@@ -44,8 +45,10 @@ class Database:
         writer: Writer,
         embedder: Embedder,
         vectors: VectorIndex,
+        url: str | None = None,
     ) -> None:
         self.path = path
+        self.url = url  # a PostgreSQL memory's (``path`` is then only the SQLite default)
         self.reader = reader
         self.writer = writer
         self.embedder = embedder
@@ -61,6 +64,8 @@ class Database:
         returns the embedder to use; ``rebind`` accepts a different model and
         drops the old vectors (``orma reindex``).
         """
+        if config.db_url is not None:
+            return await cls._open_postgres(config.db_url, config, make_embedder, rebind=rebind)
         path = config.resolved_db_path()
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -99,6 +104,22 @@ class Database:
         )
         await vectors.register(reader)
         return cls(path, reader, writer, embedder, vectors)
+
+    @classmethod
+    async def _open_postgres(
+        cls, url: str, config: OrmaConfig, make_embedder: EmbedderFactory, *, rebind: bool
+    ) -> Database:
+        """PostgreSQL (``store/postgres/``): its k-NN is pgvector's, so no vectors in memory."""
+        reader, writer, embedder = await open_postgres(url, config, make_embedder, rebind=rebind)
+        vectors = VectorIndex(
+            config.resolved_db_path(), busy_timeout_ms=0, load_after=0, catch_up_max=1
+        )
+        return cls(config.resolved_db_path(), reader, writer, embedder, vectors, url)
+
+    @property
+    def location(self) -> Path | str:
+        """Where the memory lives, for what opens a connection of its own: the file, or the URL."""
+        return self.path if self.url is None else self.url
 
     async def close(self) -> None:
         await self.vectors.close()

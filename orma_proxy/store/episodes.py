@@ -43,7 +43,7 @@ def insert_episode(conn: Connection, episode: NewEpisode, segments: list[Segment
     """
     cursor = conn.execute(
         "INSERT INTO episodes (space, role, text, source, said_at, created_at, metadata) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+        "VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
         (
             episode.space,
             episode.role,
@@ -54,7 +54,7 @@ def insert_episode(conn: Connection, episode: NewEpisode, segments: list[Segment
             json.dumps(episode.metadata, ensure_ascii=False),
         ),
     )
-    episode_id = int(cursor.lastrowid)
+    episode_id = int(cursor.fetchone()[0])
     tag = space_tag(episode.space)
     insert_sentences(
         conn,

@@ -20,19 +20,25 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 MAX_TERMS = 32
 
 
-def match_terms(query: str, max_terms: int = MAX_TERMS, dates: Sequence[str] = ()) -> str | None:
-    """The query's terms OR-ed as an FTS5 expression, or None if it has no words.
+def query_terms(query: str, max_terms: int = MAX_TERMS, dates: Sequence[str] = ()) -> list[str]:
+    """The query's search terms: ``dates`` (``text/dates.py``) first, then its words.
 
-    ``dates`` are the query's date terms (``text/dates.py``), matched first.
+    Stop words are left out unless the query has nothing else. Each term is a run
+    of word characters, never syntax.
     """
     words = [w.lower() for w in _WORD.findall(query)]
     terms = list(dict.fromkeys(w for w in words if w not in STOPWORDS))
     if not terms and not dates:
         terms = list(dict.fromkeys(words))
-    terms = [*dict.fromkeys(dates), *terms]
+    return [*dict.fromkeys(dates), *terms][:max_terms]
+
+
+def match_terms(query: str, max_terms: int = MAX_TERMS, dates: Sequence[str] = ()) -> str | None:
+    """The query's terms OR-ed as an FTS5 expression, or None if it has no words."""
+    terms = query_terms(query, max_terms, dates)
     if not terms:
         return None
-    return "(" + " OR ".join(f'"{term}"' for term in terms[:max_terms]) + ")"
+    return "(" + " OR ".join(f'"{term}"' for term in terms) + ")"
 
 
 def match_expression(query: str, space_tag: str, max_terms: int = MAX_TERMS) -> str | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from orma_proxy.store.connect import Connection
+from orma_proxy.store.postgres.connection import is_postgres
 
 __all__ = ["Lease", "claim_lease", "drop_lease", "lease_of"]
 
@@ -43,10 +44,14 @@ def drop_lease(conn: Connection, space: str, holder: str) -> None:
 
 
 def lease_of(conn: Connection, space: str) -> Lease | None:
-    """The lease on ``space``, expired or not; None if nobody ever took it (or gave it back)."""
-    row = conn.execute(
-        "SELECT holder, expires_at FROM sleep_leases WHERE space = ?", (space,)
-    ).fetchone()
+    """The lease on ``space``, expired or not; None if nobody ever took it (or gave it back).
+
+    On PostgreSQL the row stays locked until the transaction ends (``FOR UPDATE``):
+    a replica claiming the lease meanwhile waits for this transaction (an apply that
+    checked it holds the lease) to commit, as SQLite's one writer at a time would.
+    """
+    sql = "SELECT holder, expires_at FROM sleep_leases WHERE space = ?"
+    row = conn.execute(sql + (" FOR UPDATE" if is_postgres(conn) else ""), (space,)).fetchone()
     if row is None:
         return None
     holder, expires_at = row

@@ -17,6 +17,8 @@ import numpy as np
 from orma_proxy.embed.base import Vectors
 from orma_proxy.store.connect import Connection
 from orma_proxy.store.episodes import space_tag
+from orma_proxy.store.postgres.connection import is_postgres
+from orma_proxy.store.postgres.search import on_topic as pg_on_topic
 from orma_proxy.store.rows import IN_IDS, as_record, id_list, int_column, iter_named, named_rows
 
 
@@ -78,6 +80,8 @@ def on_topic(
     the space's noise floor. Those holding the words come first, then by
     similarity. The scan is exact (no k-NN): every shown sentence of the space is compared.
     """
+    if is_postgres(conn):
+        return pg_on_topic(conn, space, words, vector, threshold=threshold, limit=limit)
     terms = " AND ".join('"' + w.replace('"', '""') + '"' for w in words)  # words, never syntax
     lexical = (
         "s.id IN (SELECT rowid FROM sentence_fts WHERE sentence_fts MATCH :terms)" if words else "0"

@@ -94,7 +94,11 @@ def schema_versions(conn: Connection, migrations: list[Migration] | None = None)
     """
     migrations = load_migrations() if migrations is None else migrations
     latest = migrations[-1].version if migrations else 0
-    current = applied_version(conn)
+    return refuse_newer(applied_version(conn), latest)
+
+
+def refuse_newer(current: int, latest: int) -> tuple[int, int]:
+    """``(current, latest)``, or ``SchemaTooNewError`` for a schema from a newer Orma."""
     if current > latest:
         raise SchemaTooNewError(
             f"this database has schema version {current}, but this Orma knows only up to "

@@ -48,8 +48,9 @@ def refresh_floor(conn: Connection, space: str, config: OrmaConfig) -> bool:
     vectors = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), -1)
     floor = percentile_floor(vectors, config.noise_floor_percentile)
     conn.execute(
-        "INSERT OR REPLACE INTO space_stats (space, noise_floor, sampled_count, updated_at) "
-        "VALUES (?, ?, ?, ?)",
+        "INSERT INTO space_stats (space, noise_floor, sampled_count, updated_at) "
+        "VALUES (?, ?, ?, ?) ON CONFLICT (space) DO UPDATE SET noise_floor = excluded.noise_floor, "
+        "sampled_count = excluded.sampled_count, updated_at = excluded.updated_at",
         (space, floor, count, time.time()),
     )
     return True

@@ -15,6 +15,8 @@ from orma_proxy.embed.base import Vectors
 from orma_proxy.store.connect import Connection
 from orma_proxy.store.episodes import SentenceRow
 from orma_proxy.store.keywords import BM25_SQL, GRAMS_SQL, bm25_params, grams_params
+from orma_proxy.store.postgres import search as pg
+from orma_proxy.store.postgres.connection import is_postgres
 from orma_proxy.store.vectors import INDEX_NEAREST_SQL, NEAREST_SQL, nearest_params
 
 # A channel's ``hits(id, score)`` joined to what a passage shows, best first. The
@@ -35,6 +37,10 @@ LEXICAL_SQL = _WITH_ROWS.format(hits=BM25_SQL)
 GRAMS_SEARCH_SQL = _WITH_ROWS.format(hits=GRAMS_SQL)
 SEMANTIC_SQL = _WITH_ROWS.format(hits=NEAREST_SQL)
 INDEX_SEMANTIC_SQL = _WITH_ROWS.format(hits=INDEX_NEAREST_SQL)
+# PostgreSQL's channels (``store/postgres/search.py``), joined the same way.
+PG_LEXICAL_SQL = _WITH_ROWS.format(hits=pg.KEYWORD_HITS)
+PG_GRAMS_SQL = _WITH_ROWS.format(hits=pg.GRAMS_HITS)
+PG_SEMANTIC_SQL = _WITH_ROWS.format(hits=pg.NEAREST_HITS)
 # The sentences of the turn right after each of ``:asked`` (a JSON list of episode
 # ids) in the space, first sentence first: each an index seek on (space, id).
 _NEXT_TURNS = (
@@ -75,11 +81,15 @@ def keyword_passages(
     conn: Connection, query: str, space: str, k: int, dates: Sequence[str] = ()
 ) -> list[SentenceRow]:
     """The ``k`` best sentences of ``space`` for ``query``'s words and ``dates`` terms by BM25."""
+    if is_postgres(conn):
+        return _rows(conn, PG_LEXICAL_SQL, pg.keyword_params(query, space, k, dates))
     return _rows(conn, LEXICAL_SQL, bm25_params(query, space, k, dates))
 
 
 def pair_passages(conn: Connection, query: str, space: str, k: int) -> list[SentenceRow]:
     """The ``k`` best by the CJK character pairs ``query`` shares (none if it has no CJK text)."""
+    if is_postgres(conn):
+        return _rows(conn, PG_GRAMS_SQL, pg.grams_params(query, space, k))
     return _rows(conn, GRAMS_SEARCH_SQL, grams_params(query, space, k))
 
 
@@ -92,11 +102,19 @@ def nearest_passages(
     oversample: int,
     use_floor: bool,
     in_memory: bool,
+    exact_under: int,
 ) -> list[SentenceRow]:
     """The ``k`` sentences of ``space`` nearest to ``query``, most similar first.
 
     ``vectors.nearest`` says what the arguments mean; here the hits come with their rows.
+    ``exact_under``: on PostgreSQL, a space with no more vectors is searched exactly.
     """
+    if is_postgres(conn):
+        found = pg.nearest_params(
+            conn, query, space, k=k, oversample=oversample, use_floor=use_floor,
+            exact_under=exact_under,
+        )  # fmt: skip
+        return _rows(conn, PG_SEMANTIC_SQL, found)
     params = nearest_params(query, space, k=k, oversample=oversample, use_floor=use_floor)
     return _rows(conn, INDEX_SEMANTIC_SQL if in_memory else SEMANTIC_SQL, params)
 

@@ -28,9 +28,10 @@ class Release:
 def insert_release(conn: Connection, space: str, query: str, now: float) -> int:
     """Record a release of ``query`` in ``space``; returns its id."""
     cursor = conn.execute(
-        "INSERT INTO releases (space, query, created_at) VALUES (?, ?, ?)", (space, query, now)
+        "INSERT INTO releases (space, query, created_at) VALUES (?, ?, ?) RETURNING id",
+        (space, query, now),
     )
-    return int(cursor.lastrowid)
+    return int(cursor.fetchone()[0])
 
 
 def release_in(conn: Connection, space: str, release_id: int) -> Release | None:

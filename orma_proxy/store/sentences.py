@@ -20,6 +20,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from orma_proxy.store.connect import Connection
+from orma_proxy.store.postgres.connection import is_postgres
+from orma_proxy.store.postgres.vectors import drop_vectors
 from orma_proxy.store.vectors import VEC_TABLE
 from orma_proxy.text.dates import date_terms_or_none
 
@@ -60,11 +62,13 @@ def insert_sentences(conn: Connection, sentences: Sequence[NewSentence]) -> list
     for s, terms in zip(sentences, dates, strict=True):
         cursor = conn.execute(
             "INSERT INTO sentences (id, episode_id, space, position, start, text, space_tag, "
-            "superseded_by, released_by, dates) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "superseded_by, released_by, dates) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
             (s.id, s.episode_id, s.space, s.position, s.start, s.text, s.space_tag,
              s.superseded_by, s.released_by, terms),
         )  # fmt: skip
-        ids.append(int(cursor.lastrowid))
+        ids.append(int(cursor.fetchone()[0]))
+    if is_postgres(conn):  # its keyword columns are generated from the row
+        return ids
     conn.executemany(
         "INSERT INTO sentence_fts (rowid, text, space_tag, dates) VALUES (?, ?, ?, ?)",
         [(i, s.text, s.space_tag, d) for i, s, d in zip(ids, sentences, dates, strict=True)],
@@ -82,6 +86,10 @@ def delete_sentences(conn: Connection, ids: Iterable[int]) -> None:
     if not ids:
         return
     listed = json.dumps(ids)
+    if is_postgres(conn):  # its keyword columns go with the row
+        conn.execute(f"DELETE FROM sentence_vectors WHERE sentence_id {_IN_IDS}", (listed,))
+        conn.execute(f"DELETE FROM sentences WHERE id {_IN_IDS}", (listed,))
+        return
     conn.execute(
         "INSERT INTO sentence_fts (sentence_fts, rowid, text, space_tag, dates) "
         f"SELECT 'delete', id, text, space_tag, dates FROM sentences WHERE id {_IN_IDS}",
@@ -107,20 +115,29 @@ def move_citations(conn: Connection, old: int, new: int) -> None:
         "INSERT INTO recall_history (space, kind, item_id, times) "
         "SELECT space, kind, ?, times FROM recall_history "
         "WHERE kind = 'passage' AND item_id = ? "
-        "ON CONFLICT DO UPDATE SET times = times || excluded.times",
+        "ON CONFLICT (space, kind, item_id) "
+        "DO UPDATE SET times = recall_history.times || excluded.times",
         (new, old),
     )
     conn.execute("DELETE FROM recall_history WHERE kind = 'passage' AND item_id = ?", (old,))
 
 
 def optimize_sentence_indexes(conn: Connection) -> None:
-    """Merge the keyword indexes' segments, so no old segment keeps a deleted term."""
+    """Merge the keyword indexes' segments, so no old segment keeps a deleted term.
+
+    PostgreSQL's GIN indexes drop a deleted row's entries at its VACUUM (docs/postgresql.md).
+    """
+    if is_postgres(conn):
+        return
     for index in _INDEXES:
         conn.execute(f"INSERT INTO {index} ({index}) VALUES ('optimize')")
 
 
 def reindex_sentences(conn: Connection) -> None:
     """Rebuild FTS5 from the sentences and drop every vector, for the indexer to embed again."""
+    if is_postgres(conn):  # its keyword columns are generated: nothing to rebuild
+        drop_vectors(conn)
+        return
     conn.execute("INSERT INTO sentence_fts (sentence_fts) VALUES ('rebuild')")
     conn.execute(f"DELETE FROM {VEC_TABLE}")
     conn.execute("DELETE FROM sentence_vectors")

@@ -8,16 +8,21 @@ column too: the format stores offsets, not the text twice.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from orma_proxy.errors import StoreError
 from orma_proxy.store.connect import Connection, open_sync
+from orma_proxy.store.postgres.connection import connect, is_postgres
 from orma_proxy.store.rows import iter_named
 from orma_proxy.store.select import Row
 
+# PostgreSQL's SQLSTATE for a row referring to a missing one.
+_FOREIGN_KEY_VIOLATION = "23503"
 # Columns computed on reading, by table: name -> SQL expression.
 _DERIVED = {"sentences": {"end": '"start" + length(text)'}}
 
@@ -28,14 +33,19 @@ def _quoted(name: str) -> str:
 
 
 @contextmanager
-def snapshot(path: Path, *, busy_timeout_ms: int) -> Iterator[Connection]:
+def snapshot(where: Path | str, *, busy_timeout_ms: int) -> Iterator[Connection]:
     """A read-only connection of its own, every read inside one transaction: one snapshot.
 
-    A proxy writing meanwhile never makes the reads disagree with each other.
+    A proxy writing meanwhile never makes the reads disagree with each other. On
+    PostgreSQL (``where`` a URL) the transaction is REPEATABLE READ: one snapshot too.
     """
-    conn = open_sync(path, busy_timeout_ms=busy_timeout_ms, read_only=True)
+    if isinstance(where, str):
+        conn = connect(where, application_name="orma-export")
+        begin = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+    else:
+        conn, begin = open_sync(where, busy_timeout_ms=busy_timeout_ms, read_only=True), "BEGIN"
     try:
-        conn.execute("BEGIN")
+        conn.execute(begin)
         yield conn
         conn.execute("COMMIT")
     finally:
@@ -84,12 +94,32 @@ class BrokenReference:
 
 def defer_foreign_keys(conn: Connection) -> None:
     """Check references at commit, not per row: rows may arrive before what they refer to."""
-    conn.execute("PRAGMA defer_foreign_keys = ON")
+    if is_postgres(conn):  # its foreign keys are DEFERRABLE (migrations/postgres/0001)
+        conn.execute("SET CONSTRAINTS ALL DEFERRED")
+    else:
+        conn.execute("PRAGMA defer_foreign_keys = ON")
 
 
 def broken_reference(conn: Connection) -> BrokenReference | None:
     """The first row that refers to a missing row, if any (checked before a commit)."""
+    if is_postgres(conn):
+        return broken_on_postgres(conn)
     broken = next(iter_named(conn, "PRAGMA foreign_key_check"), None)
     if broken is None:
         return None
     return BrokenReference(str(broken["table"]), broken["rowid"], str(broken["parent"]))
+
+
+def broken_on_postgres(conn: Connection) -> BrokenReference | None:
+    """PostgreSQL's check of the deferred references now: the table and key that failed."""
+    try:
+        conn.execute("SET CONSTRAINTS ALL IMMEDIATE")
+    except StoreError as exc:
+        diag = getattr(exc.__cause__, "diag", None)
+        if diag is None or getattr(exc.__cause__, "sqlstate", None) != _FOREIGN_KEY_VIOLATION:
+            raise
+        parent = re.search(r'in table "([^"]+)"', str(diag.message_detail or ""))
+        return BrokenReference(
+            str(diag.table_name), None, parent[1] if parent else str(diag.constraint_name)
+        )
+    return None

@@ -19,6 +19,7 @@ from typing import Any, Self, TypeVar
 from orma_proxy.errors import StoreError
 from orma_proxy.offload import in_thread
 from orma_proxy.store.connect import Connection, open_sync
+from orma_proxy.store.postgres.connection import connect as pg_connect
 
 T = TypeVar("T")
 
@@ -88,9 +89,14 @@ class Reader(ConnectionThread):
 
 
 async def open_async(
-    path: Path, *, busy_timeout_ms: int, read_only: bool = False, mmap_bytes: int = 0
+    path: Path | str, *, busy_timeout_ms: int, read_only: bool = False, mmap_bytes: int = 0
 ) -> Reader:
-    """A ``Reader`` on ``path``, its connection opened in its own thread."""
+    """A ``Reader`` on ``path``, its connection opened in its own thread.
+
+    ``path`` may be a PostgreSQL URL (a memory's ``location``): a reader on that database.
+    """
+    if isinstance(path, str):
+        return await Reader.open(functools.partial(pg_connect, path), "orma-reader")
     connect = functools.partial(
         open_sync, path, busy_timeout_ms=busy_timeout_ms, read_only=read_only, mmap_bytes=mmap_bytes
     )

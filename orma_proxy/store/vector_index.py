@@ -279,7 +279,12 @@ class VectorIndex:
         return json.dumps(found or [])
 
     async def register(self, reader: Reader) -> None:
-        """Make ``orma_nearest`` available to the statements of ``reader``."""
+        """Make ``orma_nearest`` available to the statements of ``reader``.
+
+        Not when no space is ever held (``load_after`` 0, and always on PostgreSQL).
+        """
+        if self._load_after == 0:
+            return
         await reader.create_function("orma_nearest", 4, self.nearest_json)
 
     async def _load(self, space: str) -> None:

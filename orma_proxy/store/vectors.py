@@ -15,6 +15,8 @@ import numpy as np
 from orma_proxy.embed.base import Vectors
 from orma_proxy.errors import EmbedderMismatchError
 from orma_proxy.store.connect import Connection
+from orma_proxy.store.postgres import vectors as pg
+from orma_proxy.store.postgres.connection import is_postgres
 
 VEC_TABLE = "sentence_vec"
 
@@ -27,7 +29,8 @@ def bind_model(conn: Connection, model_id: str, dim: int, *, rebind: bool = Fals
     meta = dict(conn.execute("SELECT key, value FROM meta WHERE key LIKE 'embed_%'").fetchall())
     recorded = meta.get("embed_model")
     same = recorded is not None and (recorded, int(meta["embed_dim"])) == (model_id, dim)
-    if same and not rebind and _has_table(conn, VEC_TABLE):
+    ready = pg.has_dimension(conn, dim) if is_postgres(conn) else _has_table(conn, VEC_TABLE)
+    if same and not rebind and ready:
         # Nothing to write: opening takes no write lock, so it never waits for (or times
         # out behind) another process's long write, such as a 10 MB add.
         return
@@ -39,17 +42,21 @@ def bind_model(conn: Connection, model_id: str, dim: int, *, rebind: bool = Fals
         )
     conn.execute("BEGIN IMMEDIATE")
     try:
-        if rebind:
-            conn.execute(f"DROP TABLE IF EXISTS {VEC_TABLE}")
-            conn.execute("DELETE FROM sentence_vectors")
-            conn.execute("DELETE FROM space_stats")
-            conn.execute("UPDATE sentences SET embedded = 0")
-        conn.execute(
-            f"CREATE VIRTUAL TABLE IF NOT EXISTS {VEC_TABLE} USING vec0 ("
-            f"sentence_id INTEGER PRIMARY KEY, space TEXT PARTITION KEY, embedding bit[{dim}])"
-        )
+        if is_postgres(conn):
+            pg.prepare_vectors(conn, dim, rebind=rebind)
+        else:
+            if rebind:
+                conn.execute(f"DROP TABLE IF EXISTS {VEC_TABLE}")
+                conn.execute("DELETE FROM sentence_vectors")
+                conn.execute("DELETE FROM space_stats")
+                conn.execute("UPDATE sentences SET embedded = 0")
+            conn.execute(
+                f"CREATE VIRTUAL TABLE IF NOT EXISTS {VEC_TABLE} USING vec0 (sentence_id "
+                f"INTEGER PRIMARY KEY, space TEXT PARTITION KEY, embedding bit[{dim}])"
+            )
         conn.executemany(
-            "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+            "INSERT INTO meta (key, value) VALUES (?, ?) "
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
             [("embed_model", model_id), ("embed_dim", str(dim))],
         )
         conn.execute("COMMIT")
@@ -100,6 +107,8 @@ def store_vectors(conn: Connection, rows: list[tuple[int, str]], vectors: Vector
     Runs inside the writer's transaction and re-checks ``embedded = 0`` there,
     so two processes indexing the same pending rows never insert one twice.
     """
+    if is_postgres(conn):
+        return pg.store_vectors(conn, rows, vectors)
     marks = ",".join("?" * len(rows))
     found = conn.execute(
         f"SELECT id FROM sentences WHERE embedded = 0 AND id IN ({marks})",

@@ -63,7 +63,7 @@ class Writer:
 
     def __init__(
         self,
-        path: Path,
+        path: Path | str,
         thread: ConnectionThread,
         *,
         batch_max: int,
@@ -96,8 +96,20 @@ class Writer:
             connect = functools.partial(
                 open_sync, path, busy_timeout_ms=busy_timeout_ms, read_only=True
             )
+        return await cls.start(connect, path, batch_max=batch_max, read_only=read_only)
+
+    @classmethod
+    async def start(
+        cls,
+        connect: Callable[[], Connection],
+        where: Path | str,
+        *,
+        batch_max: int,
+        read_only: str | None = None,
+    ) -> Writer:
+        """The writer of what ``connect`` opens (in the writer's thread); ``where`` names it."""
         thread = await ConnectionThread.open(connect, "orma-writer")
-        writer = cls(path, thread, batch_max=batch_max, read_only=read_only)
+        writer = cls(where, thread, batch_max=batch_max, read_only=read_only)
         writer._task = asyncio.create_task(writer._run(), name="orma-writer")
         return writer
 

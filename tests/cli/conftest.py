@@ -23,7 +23,10 @@ def orma_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture
-def db(tmp_path: Path) -> Path:
+def db(tmp_path: Path, backend: str, request: pytest.FixtureRequest) -> Path | str:
+    """The ``--db`` of the test: a file under tmp_path, or a PostgreSQL database's URL."""
+    if backend == "postgres":
+        return str(request.getfixturevalue("pg_url"))
     return tmp_path / "memory.db"
 
 

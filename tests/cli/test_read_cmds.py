@@ -7,6 +7,8 @@ import logging
 from datetime import datetime
 from pathlib import Path
 
+import pytest
+
 from tests.helpers.cli import Orma
 
 NOTES = [
@@ -21,6 +23,7 @@ def _fill(orma: Orma, db: Path, *extra: str) -> None:
     assert result.exit_code == 0, result.stderr
 
 
+@pytest.mark.both_backends
 def test_search_json_shape(orma: Orma, db: Path) -> None:
     _fill(orma, db)
     result = orma("search", "where do I live?", "-k", "2", "--db", db, "--json")
@@ -50,6 +53,7 @@ def test_search_prints_a_table(orma: Orma, db: Path) -> None:
     assert datetime.now().strftime("%Y-%m-%d") in result.stdout
 
 
+@pytest.mark.both_backends
 def test_spaces_are_isolated(orma: Orma, db: Path) -> None:
     assert orma("add", "Alice likes green tea.", "--space", "alice", "--db", db).exit_code == 0
     assert orma("add", "Bob drinks black coffee.", "-s", "bob", "--db", db).exit_code == 0
@@ -73,6 +77,7 @@ def test_space_names_follow_the_sdk_rule(orma: Orma, db: Path) -> None:
     assert stats["episodes"] == 1
 
 
+@pytest.mark.both_backends
 def test_stats_json_counts_all_spaces_or_one(orma: Orma, db: Path) -> None:
     _fill(orma, db)
     assert orma("add", "Alice likes green tea.", "--space", "alice", "--db", db).exit_code == 0

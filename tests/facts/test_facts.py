@@ -23,6 +23,8 @@ from orma_proxy.facts import (
 from orma_proxy.store import Reader, Writer
 from tests.helpers.recall_store import Store
 
+pytestmark = pytest.mark.both_backends
+
 
 async def test_is_rule_and_rule_sql_pick_the_same_states(amem: AsyncMemory, reader: Reader) -> None:
     store = Store(amem)

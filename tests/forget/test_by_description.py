@@ -17,6 +17,8 @@ from orma_proxy import AsyncMemory
 from orma_proxy.errors import AmbiguousDescriptionError
 from tests.helpers.life import exported, shown
 
+pytestmark = pytest.mark.both_backends
+
 OTHERS = (
     "Lorenzo grows chillies on his balcony.",
     "The team offsite is booked for the second week of March.",

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+from collections.abc import AsyncIterator
+from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
@@ -14,6 +16,7 @@ from orma_proxy.embed.onnx import OnnxEmbedder
 from orma_proxy.errors import InputError
 from orma_proxy.store.accesses import unpack_times
 from tests.helpers.life import PUNE, exported, remember, shown
+from tests.helpers.postgres import fresh_database
 from tests.helpers.rawdb import rows
 
 UNICODE = '我住在东京。 Ich heiße Jürgen 🙂 and I say "hi"\\ a lot.\nTabs\there.'
@@ -32,13 +35,21 @@ async def _lived(mem: AsyncMemory) -> None:
     await mem.purge("hunter2hunter2")
 
 
-@pytest.fixture
-async def other(tmp_path: Path, embedder: OnnxEmbedder, config: OrmaConfig) -> AsyncMemory:
-    copy = config.model_copy(update={"db_path": tmp_path / "other.db"})
-    async with AsyncMemory(config=copy, embedder=embedder) as mem:
-        yield mem
+@pytest.fixture(params=["sqlite", "postgres"])
+async def other(
+    request: pytest.FixtureRequest, tmp_path: Path, embedder: OnnxEmbedder, config: OrmaConfig
+) -> AsyncIterator[AsyncMemory]:
+    """A second, empty memory: a SQLite file, or a PostgreSQL database (either way from
+    either backend of ``amem``: the round trip both ways)."""
+    with ExitStack() as stack:
+        where: Path | str = tmp_path / "other.db"
+        if request.param == "postgres":
+            where = stack.enter_context(fresh_database(request.getfixturevalue("pg_server")))
+        async with AsyncMemory(config=config.with_db(where), embedder=embedder) as mem:
+            yield mem
 
 
+@pytest.mark.both_backends
 async def test_export_import_export_gives_the_same_bytes(
     amem: AsyncMemory, other: AsyncMemory
 ) -> None:
@@ -83,6 +94,7 @@ async def test_a_space_exports_alone(amem: AsyncMemory, tmp_path: Path) -> None:
     assert len(lines) == 1 + sum(counts.values())
 
 
+@pytest.mark.both_backends
 async def test_import_refuses_a_database_in_use_or_a_damaged_file(
     amem: AsyncMemory, other: AsyncMemory
 ) -> None:

@@ -9,9 +9,11 @@ import pytest
 
 from orma_proxy import AsyncMemory
 from orma_proxy.errors import InputError, LeaseHeldError
+from orma_proxy.forget import ForgetResult
 from orma_proxy.sleep import lease
 from orma_proxy.store import Writer
 from orma_proxy.store.connect import open_sync
+from orma_proxy.store.postgres.connection import connect
 from tests.helpers.life import exported, remember, shown
 
 SECRET = "xqplughzorkwidget3141"
@@ -26,9 +28,8 @@ def _file_bytes(db: Path) -> dict[str, bytes]:
     return {suffix: path.read_bytes() for suffix, path in files.items() if path.exists()}
 
 
-async def test_a_purged_secret_is_gone_from_recall_and_from_the_file_bytes(
-    amem: AsyncMemory,
-) -> None:
+async def _spread(amem: AsyncMemory) -> tuple[int, int, ForgetResult]:
+    """The secret in two episodes, a state, the access log and a release's query."""
     await remember(amem)
     leak = await amem.add(LEAK)
     document = await amem.add(DOCUMENT, role="document")
@@ -38,6 +39,13 @@ async def test_a_purged_secret_is_gone_from_recall_and_from_the_file_bytes(
     assert any(SECRET in text for text in await shown(amem, "bank PIN"))  # recalled: logged
     await amem.flush()
     released = await amem.release(f"PIN {SECRET}", max_items=1)  # the query holds it too
+    return leak, document, released
+
+
+async def test_a_purged_secret_is_gone_from_recall_and_from_the_file_bytes(
+    amem: AsyncMemory,
+) -> None:
+    leak, document, released = await _spread(amem)
     witness = open_sync(amem.path, busy_timeout_ms=5_000, read_only=True)  # the raw rows
     try:
         vectors = [
@@ -81,6 +89,48 @@ async def test_bytes_stay_gone_once_the_memory_is_closed(amem: AsyncMemory) -> N
     assert all(SECRET.encode() not in data for data in _file_bytes(amem.path).values())
 
 
+@pytest.mark.parametrize("backend", ["postgres"], indirect=True)
+async def test_on_postgres_a_purged_secret_is_gone_from_recall_and_every_row(
+    amem: AsyncMemory,
+) -> None:
+    leak, document, _ = await _spread(amem)
+    assert SECRET in _every_row(amem)
+
+    result = await amem.purge(SECRET)
+
+    assert result.affected.episodes == (leak, document) and result.compacted is True
+    assert SECRET not in _every_row(amem)  # text, keyword lexemes, JSON, the audit alike
+    assert TAIL not in _every_row(amem)
+    texts = await shown(amem, f"What is my bank PIN {SECRET}?")
+    assert not any(TAIL in text for text in texts)
+    assert (
+        (await amem.search("who looks after my teeth?")).passages[0].text.startswith("My dentist")
+    )
+    (audit, *_) = await amem.audit()
+    assert (audit.operation, audit.count) == ("purge", result.count)
+
+
+def _every_row(amem: AsyncMemory) -> str:
+    """Every row of every table of the PostgreSQL memory, as text (a witness of its own)."""
+    url = amem.location
+    assert isinstance(url, str)
+    conn = connect(url)
+    try:
+        tables = [
+            str(r[0])
+            for r in conn.execute(
+                "SELECT table_name FROM information_schema.tables "
+                "WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'"
+            ).fetchall()
+        ]
+        return "\n".join(
+            str(r[0]) for t in tables for r in conn.raw.execute(f"SELECT t::text FROM {t} t")
+        )
+    finally:
+        conn.close()
+
+
+@pytest.mark.both_backends
 async def test_a_dry_run_names_the_episodes_and_changes_nothing(amem: AsyncMemory) -> None:
     ids = await remember(amem)
     leak = await amem.add(LEAK)
@@ -99,6 +149,7 @@ async def test_a_dry_run_names_the_episodes_and_changes_nothing(amem: AsyncMemor
     assert "Pune" in await exported(amem)
 
 
+@pytest.mark.both_backends
 async def test_a_consolidation_running_during_a_purge_cannot_apply_its_batch(
     amem: AsyncMemory, writer: Writer
 ) -> None:

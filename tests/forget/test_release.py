@@ -8,6 +8,8 @@ from orma_proxy import AsyncMemory
 from orma_proxy.errors import InputError
 from tests.helpers.life import CAT, JOB, exported, remember, shown
 
+pytestmark = pytest.mark.both_backends
+
 
 async def test_releasing_a_topic_hides_it_and_keeps_unrelated_memories(amem: AsyncMemory) -> None:
     ids = await remember(amem)

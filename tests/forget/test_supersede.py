@@ -8,6 +8,8 @@ from orma_proxy import AsyncMemory
 from orma_proxy.errors import InputError
 from tests.helpers.life import DENTIST, PUNE, exported, remember, shown
 
+pytestmark = pytest.mark.both_backends
+
 
 def _home(facts: list) -> list[tuple[str, bool, str | None]]:  # type: ignore[type-arg]
     return [

@@ -28,7 +28,7 @@ class Proxy:
 def episodes(config: OrmaConfig, space: str = "default") -> list[Any]:
     """(role, text, metadata) of every episode of ``space``, read through its own connection."""
     found = rows(
-        config.resolved_db_path(),
+        config.db_url or config.resolved_db_path(),
         "SELECT role, text, metadata FROM episodes WHERE space = ? ORDER BY id",
         space,
     )

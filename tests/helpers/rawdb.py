@@ -13,6 +13,7 @@ the store and recall functions that take one; ``writing`` runs write jobs.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
@@ -20,34 +21,41 @@ from typing import Any
 
 from orma_proxy.store import Reader, Writer, open_async
 from orma_proxy.store.connect import Connection, open_sync
+from orma_proxy.store.postgres.connection import connect
 
 BUSY_TIMEOUT_MS = 15_000
 
 
 @contextmanager
-def raw(path: Path) -> Iterator[Connection]:
-    """A read-only connection of its own to ``path``."""
-    conn = open_sync(path, busy_timeout_ms=BUSY_TIMEOUT_MS, read_only=True)
+def raw(path: Path | str) -> Iterator[Connection]:
+    """A read-only connection of its own to ``path`` (or to a PostgreSQL URL's database)."""
+    if isinstance(path, str):
+        conn = connect(path)
+    else:
+        conn = open_sync(path, busy_timeout_ms=BUSY_TIMEOUT_MS, read_only=True)
     try:
         yield conn
     finally:
         conn.close()
 
 
-def rows(path: Path, sql: str, *args: object) -> list[tuple[object, ...]]:
+def rows(path: Path | str, sql: str, *args: object) -> list[tuple[object, ...]]:
     """Every row of ``sql``."""
     with raw(path) as conn:
         return [tuple(row) for row in conn.execute(sql, args).fetchall()]
 
 
-def scalar(path: Path, sql: str, *args: object) -> Any:
+def scalar(path: Path | str, sql: str, *args: object) -> Any:
     """The first column of the first row of ``sql``."""
     return rows(path, sql, *args)[0][0]
 
 
 @asynccontextmanager
-async def reading(path: Path) -> AsyncIterator[Reader]:
-    """A read-only reader of its own on ``path`` (queries run with ``execute_fn``)."""
+async def reading(path: Path | str) -> AsyncIterator[Reader]:
+    """A read-only reader of its own on ``path`` (queries run with ``execute_fn``).
+
+    A PostgreSQL URL gets a reader of its own on that database.
+    """
     conn = await open_async(path, busy_timeout_ms=BUSY_TIMEOUT_MS, read_only=True)
     try:
         yield conn
@@ -56,11 +64,17 @@ async def reading(path: Path) -> AsyncIterator[Reader]:
 
 
 @asynccontextmanager
-async def writing(path: Path) -> AsyncIterator[Writer]:
-    """A writer of its own on ``path`` (another process's, as far as the memory can tell)."""
-    opened = await Writer.open(
-        path, busy_timeout_ms=BUSY_TIMEOUT_MS, synchronous="NORMAL", batch_max=64
-    )
+async def writing(path: Path | str) -> AsyncIterator[Writer]:
+    """A writer of its own on ``path`` (another process's, as far as the memory can tell).
+
+    A PostgreSQL URL gets a writer of its own on that database.
+    """
+    if isinstance(path, str):
+        opened = await Writer.start(functools.partial(connect, path), path, batch_max=64)
+    else:
+        opened = await Writer.open(
+            path, busy_timeout_ms=BUSY_TIMEOUT_MS, synchronous="NORMAL", batch_max=64
+        )
     try:
         yield opened
     finally:

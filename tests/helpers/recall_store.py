@@ -4,7 +4,7 @@ Sleep is left out on purpose, and so is what is drawn from a line as it is
 recorded (``enable_facts_on_record``): each test states exactly which facts
 exist, which replaced which and what links to what, so a ranking or packing
 test fails only for a ranking or packing reason. The SQL goes through a writer of
-its own on the memory's file (one per call), as another process would write.
+its own on the memory's file or database (one per call), as another process would write.
 """
 
 from __future__ import annotations
@@ -37,22 +37,22 @@ class Store:
         """Store one episode; returns the id of its first sentence."""
         episode = await self.mem.add(text, self.space, role=role, at=when)
         first = scalar(
-            self.mem.path,
+            self.mem.location,
             "SELECT id FROM sentences WHERE episode_id = ? ORDER BY position LIMIT 1",
             episode,
         )
         return int(first)
 
     async def entity(self, name: str) -> int:
-        async with writing(self.mem.path) as db:
+        async with writing(self.mem.location) as db:
             return await self._entity(db, name)
 
     async def _entity(self, db: Writer, name: str) -> int:
         def job(conn: Connection) -> int:
             kind = "user" if name == "user" else "person"
             conn.execute(
-                "INSERT OR IGNORE INTO entities (space, name, kind, created_at) "
-                "VALUES (?, ?, ?, 0)",
+                "INSERT INTO entities (space, name, kind, created_at) "
+                "VALUES (?, ?, ?, 0) ON CONFLICT DO NOTHING",
                 (self.space, name, kind),
             )
             row = conn.execute(
@@ -64,15 +64,15 @@ class Store:
         return await db.execute_write_fn(job)
 
     async def link(self, name: str, kind: str, target: int) -> None:
-        async with writing(self.mem.path) as db:
+        async with writing(self.mem.location) as db:
             await self._link(db, name, kind, target)
 
     async def _link(self, db: Writer, name: str, kind: str, target: int) -> None:
         entity = await self._entity(db, name)
         await db.execute_write_fn(
             lambda conn: conn.execute(
-                "INSERT OR IGNORE INTO entity_links (entity_id, kind, target_id, space) "
-                "VALUES (?, ?, ?, ?)",
+                "INSERT INTO entity_links (entity_id, kind, target_id, space) "
+                "VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
                 (entity, kind, target, self.space),
             )
         )
@@ -104,16 +104,16 @@ class Store:
             inserted = conn.execute(
                 "INSERT INTO states (space, entity_id, attribute, value, condition, prohibited, "
                 "since, stated_at, valid_from, rehearsals, rehearsed_at, sentence_id, episode_id, "
-                "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
                 (
                     self.space, holder, attribute, value, condition, int(prohibited), since,
                     said_at, said_at, rehearsals, ts(rehearsed_at) if rehearsed_at else None,
                     sentence, episode, said_at,
                 ),
             )  # fmt: skip
-            return int(inserted.lastrowid)
+            return int(inserted.fetchone()[0])
 
-        async with writing(self.mem.path) as db:
+        async with writing(self.mem.location) as db:
             holder = await self._entity(db, entity)
             state_id = await db.execute_write_fn(lambda conn: job(conn, holder))
             for name in (entity, *links):
@@ -122,7 +122,7 @@ class Store:
 
     async def supersede(self, old: int, new: int) -> None:
         """Close ``old`` as replaced by ``new`` (from the moment ``new`` became true)."""
-        async with writing(self.mem.path) as db:
+        async with writing(self.mem.location) as db:
             await db.execute_write_fn(
                 lambda conn: conn.execute(
                     "UPDATE states SET active = 0, superseded_by = ?, end_reason = 'superseded', "
@@ -140,12 +140,13 @@ class Store:
         def job(conn: Connection) -> int:
             inserted = conn.execute(
                 "INSERT INTO events (space, what, date, precision, who, sentence_id, episode_id, "
-                "created_at) SELECT ?, ?, ?, ?, ?, id, episode_id, 0 FROM sentences WHERE id = ?",
+                "created_at) SELECT ?, ?, ?, ?, ?, id, episode_id, 0 FROM sentences WHERE id = ? "
+                "RETURNING id",
                 (self.space, what, date, "day" if date else None, json.dumps(list(who)), sentence),
             )
-            return int(inserted.lastrowid)
+            return int(inserted.fetchone()[0])
 
-        async with writing(self.mem.path) as db:
+        async with writing(self.mem.location) as db:
             event_id = await db.execute_write_fn(job)
             for name in (*who, *links):
                 await self._link(db, name, "event", event_id)

@@ -16,6 +16,7 @@ from tests.helpers.embedders import HashingEmbedder
 from tests.helpers.rawdb import scalar
 
 
+@pytest.mark.both_backends
 async def test_flush_covers_every_add_before_it_even_while_others_keep_adding(
     config: OrmaConfig,
 ) -> None:
@@ -36,7 +37,7 @@ async def test_flush_covers_every_add_before_it_even_while_others_keep_adding(
                 # Bound: a flush that waits for "nothing pending" never returns here.
                 await asyncio.wait_for(mem.flush(), timeout=60)
                 pending = scalar(
-                    mem.path,
+                    mem.location,
                     "SELECT count(*) FROM sentences WHERE episode_id = ? AND embedded = 0",
                     episode_id,
                 )

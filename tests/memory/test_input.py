@@ -10,6 +10,8 @@ import pytest
 from orma_proxy import AsyncMemory
 from orma_proxy.errors import InputError, OrmaError, UnreadableFileError
 
+pytestmark = pytest.mark.both_backends
+
 
 @pytest.mark.parametrize("text", ["", " ", "\n\t  \r\n", "\u3000"])
 async def test_empty_or_blank_text_is_a_value_error_with_a_message(

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
 from orma_proxy import AsyncMemory
 from orma_proxy.memory.messages import recall_query
+
+pytestmark = pytest.mark.both_backends
 
 NOW = "2026-11-01T10:00:00+05:30"
 

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from mcp import Client
 
 from orma_proxy import AsyncMemory, OrmaConfig
 from orma_proxy.embed.onnx import OnnxEmbedder
 from orma_proxy.facts import State
 from orma_proxy.mcp.server import build_server
+
+pytestmark = pytest.mark.both_backends
 
 RULE = "Don't use semicolons in PowerShell, use newlines instead."
 META = {"via": "proxy"}

@@ -11,13 +11,15 @@ from tests.helpers.embedders import HashingEmbedder
 from tests.helpers.rawdb import raw
 
 DENTIST = "My dentist is Dr. Rao in Kothrud."
+pytestmark = pytest.mark.both_backends
+
 NOTES = [DENTIST, "The train to Mumbai leaves at six.", "I water the basil every morning."]
 
 
 def vector_bytes(config: OrmaConfig) -> set[int]:
     """The distinct sizes of the stored float vectors."""
-    with raw(config.resolved_db_path()) as conn:
-        return {int(r[0]) for r in conn.execute("SELECT length(embedding) FROM sentence_vectors")}
+    with raw(config.db_url or config.resolved_db_path()) as conn:
+        return {len(bytes(r[0])) for r in conn.execute("SELECT embedding FROM sentence_vectors")}
 
 
 async def test_another_model_is_refused_until_reindex_then_works(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from orma_proxy import AsyncMemory
 from orma_proxy.store.connect import open_sync
 from orma_proxy.store.keywords import bm25_params
@@ -16,6 +18,7 @@ NOTES = (
 )
 
 
+@pytest.mark.both_backends
 async def test_a_lone_space_ranks_as_it_would_next_to_others(amem: AsyncMemory) -> None:
     """The tag is skipped while one space exists; adding another must not change results."""
     for note in NOTES:
@@ -31,6 +34,7 @@ async def test_a_lone_space_ranks_as_it_would_next_to_others(amem: AsyncMemory) 
     assert bob == ["Bob's dentist appointment is on Monday."]
 
 
+@pytest.mark.both_backends
 async def test_a_search_of_an_unknown_space_finds_nothing(amem: AsyncMemory) -> None:
     for note in NOTES:
         await amem.add(note, space="alice")

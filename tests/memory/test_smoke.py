@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
+
 from orma import Memory as AliasMemory
-from orma_proxy import AsyncMemory, Memory
+from orma_proxy import AsyncMemory, Memory, OrmaConfig
+from orma_proxy.embed.onnx import OnnxEmbedder
+
+pytestmark = pytest.mark.both_backends
 
 
 def test_orma_alias_is_the_same_class() -> None:
@@ -25,3 +30,16 @@ def test_sync_memory_round_trip(mem: Memory) -> None:
     result = mem.search("green tea", space="user_alice")
     assert result.passages[0].episode_id == episode_id
     assert mem.search("green tea", space="user_bob").passages == []
+
+
+def test_a_postgresql_url_as_the_path_opens_that_database(
+    pg_url: str, config: OrmaConfig, embedder: OnnxEmbedder
+) -> None:
+    with Memory(path=pg_url, config=config, embedder=embedder) as memory:
+        assert memory.location == pg_url
+        memory.add("Bea plays the cello.")
+    assert not config.resolved_db_path().exists()  # nothing went to a SQLite file
+    reopened = OrmaConfig.load(db_path=pg_url)  # as ORMA_DB_PATH or config.toml would give it
+    assert (reopened.db_url, reopened.db_path) == (pg_url, None)
+    with Memory(config=reopened, embedder=embedder) as memory:
+        assert memory.search("cello").passages[0].text == "Bea plays the cello."

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from orma_proxy import AsyncMemory, OrmaConfig
 from orma_proxy.embed.onnx import OnnxEmbedder
 from orma_proxy.store.accesses import pack_times, unpack_many, unpack_times
@@ -13,11 +15,12 @@ NOW = "2026-11-01T10:00:00+05:30"
 
 async def rows(mem: AsyncMemory) -> list[tuple[str, int, float]]:
     found = raw_rows(
-        mem.path, "SELECT kind, item_id, times FROM recall_history ORDER BY kind, item_id"
+        mem.location, "SELECT kind, item_id, times FROM recall_history ORDER BY kind, item_id"
     )
     return [(str(r[0]), int(r[1]), at) for r in found for at in unpack_times(r[2])]
 
 
+@pytest.mark.both_backends
 async def test_recall_logs_the_items_of_its_block_after_returning(amem: AsyncMemory) -> None:
     await sahil(Store(amem))
     await amem.flush()
@@ -29,6 +32,7 @@ async def test_recall_logs_the_items_of_its_block_after_returning(amem: AsyncMem
     assert {at for _, _, at in logged} == {ts(NOW)}
 
 
+@pytest.mark.both_backends
 async def test_many_recalls_become_one_write_and_each_item_keeps_its_newest_uses(
     config: OrmaConfig, embedder: OnnxEmbedder
 ) -> None:
@@ -49,6 +53,7 @@ async def test_many_recalls_become_one_write_and_each_item_keeps_its_newest_uses
         assert all(kept == [ts(t) for t in times[-3:]] for kept in per_item.values())
 
 
+@pytest.mark.both_backends
 async def test_closing_writes_what_is_still_buffered(
     config: OrmaConfig, embedder: OnnxEmbedder
 ) -> None:

@@ -74,6 +74,7 @@ async def test_a_second_hop_keeps_only_hop_decay_of_the_activation(
     assert reached[("state", ids["hobby"])] == pytest.approx(hop / 3)
 
 
+@pytest.mark.both_backends
 async def test_toothache_reaches_the_dentist_through_shared_entities(
     amem: AsyncMemory, reader: Reader
 ) -> None:

@@ -35,6 +35,7 @@ def test_runs_become_overlapping_pairs_and_a_lone_character_stays() -> None:
     assert query_grams("东京东京", max_terms=2) == ["东京", "京东"]
 
 
+@pytest.mark.both_backends
 async def test_each_keyword_finds_its_sentence_by_words_alone(amem: AsyncMemory) -> None:
     for text in NOTES.values():
         await amem.add(text)
@@ -46,6 +47,7 @@ async def test_each_keyword_finds_its_sentence_by_words_alone(amem: AsyncMemory)
     assert await keyword_hits(amem, "牙医") == []  # unicode61 alone sees one long word
 
 
+@pytest.mark.both_backends
 async def test_spaces_never_see_each_other_and_syntax_never_leaks(amem: AsyncMemory) -> None:
     await amem.add(NOTES["牙医"], space="alice")
     await amem.add(NOTES["东京"], space="bob")

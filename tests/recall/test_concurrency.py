@@ -15,6 +15,7 @@ NOW = "2026-11-01T10:00:00+05:30"
 
 
 @pytest.mark.parametrize("slots", [1, 2])
+@pytest.mark.both_backends
 async def test_no_more_recalls_run_at_once_than_configured(
     config: OrmaConfig, embedder: OnnxEmbedder, monkeypatch: pytest.MonkeyPatch, slots: int
 ) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from orma_proxy import Memory
 from tests.helpers.recall_store import TODAY
 
@@ -12,6 +14,7 @@ def sahil_memory(mem: Memory) -> None:
     mem.flush()
 
 
+@pytest.mark.both_backends
 def test_the_block_joins_the_first_system_message(mem: Memory) -> None:
     sahil_memory(mem)
     messages = [
@@ -26,6 +29,7 @@ def test_the_block_joins_the_first_system_message(mem: Memory) -> None:
     assert merged[0]["content"].endswith(mem.recall("Who is my dentist?", at=TODAY).text)
 
 
+@pytest.mark.both_backends
 def test_without_a_system_message_one_is_added_first(mem: Memory) -> None:
     sahil_memory(mem)
     merged = mem.build_context([{"role": "user", "content": "Where do I live?"}], at=TODAY)
@@ -39,6 +43,7 @@ def test_without_a_system_message_one_is_added_first(mem: Memory) -> None:
     assert "I live in Pune" not in mem.build_context(repeat, at=TODAY)[0]["content"]
 
 
+@pytest.mark.both_backends
 def test_nothing_to_recall_leaves_the_messages_as_they_are(mem: Memory) -> None:
     messages = [{"role": "user", "content": "Hello there"}]
     assert mem.build_context(messages) == messages
@@ -47,6 +52,7 @@ def test_nothing_to_recall_leaves_the_messages_as_they_are(mem: Memory) -> None:
     ]
 
 
+@pytest.mark.both_backends
 def test_a_long_earlier_message_does_not_push_out_the_question(mem: Memory) -> None:
     """The query is cut at its end (max_query_chars, the embedder's first tokens): newest first."""
     sahil_memory(mem)

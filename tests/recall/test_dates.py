@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
+import pytest
+
 from orma_proxy import AsyncMemory
 from orma_proxy.store import open_sync
 from orma_proxy.store.migrate import load_migrations, migrate
@@ -30,6 +32,7 @@ async def told(amem: AsyncMemory) -> list[int]:
     return [await amem.add(text, space="diary", at=at) for text, at in DIARY]
 
 
+@pytest.mark.both_backends
 async def test_a_relative_day_is_found_by_the_date_it_means(amem: AsyncMemory) -> None:
     amem.config.enable_semantic = False
     ids = await told(amem)
@@ -42,6 +45,7 @@ async def test_a_relative_day_is_found_by_the_date_it_means(amem: AsyncMemory) -
     assert found.passages[0].episode_id == ids[3]
 
 
+@pytest.mark.both_backends
 async def test_a_line_is_found_by_the_month_or_day_it_was_said(amem: AsyncMemory) -> None:
     amem.config.enable_semantic = False
     ids = await told(amem)
@@ -51,6 +55,7 @@ async def test_a_line_is_found_by_the_month_or_day_it_was_said(amem: AsyncMemory
     assert found.passages[0].episode_id == ids[5]
 
 
+@pytest.mark.both_backends
 async def test_the_date_picks_between_lines_with_the_same_words(amem: AsyncMemory) -> None:
     ids = await told(amem)
     await amem.flush()
@@ -61,6 +66,7 @@ async def test_the_date_picks_between_lines_with_the_same_words(amem: AsyncMemor
         assert block.passages[0].episode_id == ids[said], query
 
 
+@pytest.mark.both_backends
 async def test_a_turn_said_on_the_day_named_beats_a_better_worded_one(amem: AsyncMemory) -> None:
     ids = await told(amem)
     later = await amem.add(
@@ -76,6 +82,7 @@ async def test_a_turn_said_on_the_day_named_beats_a_better_worded_one(amem: Asyn
     assert found.passages[0].episode_id == later
 
 
+@pytest.mark.both_backends
 async def test_a_relative_query_is_read_as_of_its_time(amem: AsyncMemory) -> None:
     amem.config.enable_semantic = False
     ids = await told(amem)
@@ -85,6 +92,7 @@ async def test_a_relative_query_is_read_as_of_its_time(amem: AsyncMemory) -> Non
     assert {p.episode_id for p in found.passages} == {ids[4], ids[5]}
 
 
+@pytest.mark.both_backends
 async def test_without_a_date_in_the_query_nothing_changes(amem: AsyncMemory) -> None:
     amem.config.enable_semantic = False
     await told(amem)

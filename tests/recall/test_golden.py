@@ -3,6 +3,8 @@ Zerodha, a Swiss knife), Sutra and classic, from a hand-built store on a fixed c
 
 from __future__ import annotations
 
+import pytest
+
 from orma_proxy import AsyncMemory, OrmaConfig
 from orma_proxy.embed.onnx import OnnxEmbedder
 from tests.helpers.recall_store import TODAY, Store, sahil
@@ -60,6 +62,7 @@ COMPACT = (
 )
 
 
+@pytest.mark.both_backends
 async def test_sutra_block_is_the_original_example(
     config: OrmaConfig, embedder: OnnxEmbedder
 ) -> None:
@@ -72,6 +75,7 @@ async def test_sutra_block_is_the_original_example(
     assert block.tokens == embedder.count_tokens(SUTRA)
 
 
+@pytest.mark.both_backends
 async def test_the_default_header_is_the_compact_one(amem: AsyncMemory) -> None:
     await sahil(Store(amem))
     await amem.flush()
@@ -83,6 +87,7 @@ async def test_the_default_header_is_the_compact_one(amem: AsyncMemory) -> None:
     assert block.tokens < amem.embedder.count_tokens(SUTRA) - 25  # type: ignore[attr-defined]
 
 
+@pytest.mark.both_backends
 async def test_classic_block_says_the_same_in_sections(
     config: OrmaConfig, embedder: OnnxEmbedder
 ) -> None:
@@ -95,6 +100,7 @@ async def test_classic_block_says_the_same_in_sections(
     assert block.text == CLASSIC
 
 
+@pytest.mark.both_backends
 async def test_by_default_the_block_holds_what_the_question_needs(amem: AsyncMemory) -> None:
     """The same store, today's switches: the home city, the core and the outdated line."""
     await sahil(Store(amem))

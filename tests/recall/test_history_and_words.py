@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
 from orma_proxy import AsyncMemory
 
 SAID = datetime(2025, 4, 1, 9, 0, tzinfo=UTC)
@@ -42,6 +44,7 @@ async def told(amem: AsyncMemory) -> None:
     await amem.flush()
 
 
+@pytest.mark.both_backends
 async def test_a_fact_asked_for_by_name_beats_one_recalled_minutes_ago(
     amem: AsyncMemory,
 ) -> None:
@@ -57,6 +60,7 @@ async def test_a_fact_asked_for_by_name_beats_one_recalled_minutes_ago(
     assert "9218" in block.text
 
 
+@pytest.mark.both_backends
 async def test_between_equal_matches_the_history_decides(amem: AsyncMemory) -> None:
     await told(amem)
     block = await amem.recall("What is my door code?", space="codes", budget_tokens=BUDGET, at=NOW)

@@ -3,6 +3,8 @@ and vector hits under it carry no weight."""
 
 from __future__ import annotations
 
+import pytest
+
 from orma_proxy import AsyncMemory
 from tests.helpers.rawdb import raw
 
@@ -52,7 +54,7 @@ UNRELATED = "kernel panic after upgrading the GPU driver"
 
 
 def floor_row(amem: AsyncMemory) -> tuple[float, int, float] | None:
-    with raw(amem.path) as conn:
+    with raw(amem.location) as conn:
         row = conn.execute(
             "SELECT noise_floor, sampled_count, updated_at FROM space_stats WHERE space = 'food'"
         ).fetchone()
@@ -65,6 +67,7 @@ async def add_food(amem: AsyncMemory, sentences: list[str]) -> None:
     await amem.flush()
 
 
+@pytest.mark.both_backends
 async def test_the_floor_appears_with_enough_sentences_and_follows_growth(
     amem: AsyncMemory,
 ) -> None:
@@ -86,6 +89,7 @@ async def test_the_floor_appears_with_enough_sentences_and_follows_growth(
     assert second is not None and second[1] == 38 and second[2] > first[2]
 
 
+@pytest.mark.both_backends
 async def test_vector_hits_under_the_floor_carry_no_weight(amem: AsyncMemory) -> None:
     await add_food(amem, FOOD[:30])
     amem.config.enable_semantic = False
@@ -103,12 +107,13 @@ async def test_vector_hits_under_the_floor_carry_no_weight(amem: AsyncMemory) ->
     assert related.passages  # a real match is above the floor
 
 
+@pytest.mark.both_backends
 async def test_the_embedded_count_follows_every_write_path(amem: AsyncMemory) -> None:
     """The floor check reads a trigger-kept count; it must equal a real count after
     adds, indexing, a second space, a purge and a full re-embed."""
 
     def counts() -> tuple[dict[str, int], dict[str, int]]:
-        with raw(amem.path) as conn:
+        with raw(amem.location) as conn:
             kept = dict(conn.execute("SELECT space, embedded FROM space_counts").fetchall())
             real = dict(
                 conn.execute(

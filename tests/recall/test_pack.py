@@ -44,6 +44,7 @@ def test_budget_is_never_exceeded(embedder: OnnxEmbedder, budget: int, sutra: bo
         assert block.forbidden and block.passages
 
 
+@pytest.mark.both_backends
 async def test_forbidden_rules_are_hoisted_first_with_the_negative_framing(
     amem: AsyncMemory,
 ) -> None:
@@ -66,6 +67,7 @@ async def test_forbidden_rules_are_hoisted_first_with_the_negative_framing(
     assert FORBIDDEN_NOTE.strip() in quiet.text  # a rule binds whatever the query
 
 
+@pytest.mark.both_backends
 async def test_rules_bind_even_on_the_pure_episodic_baseline(
     config: OrmaConfig, embedder: OnnxEmbedder
 ) -> None:
@@ -81,6 +83,7 @@ async def test_rules_bind_even_on_the_pure_episodic_baseline(
     ]
 
 
+@pytest.mark.both_backends
 async def test_outdated_marks_follow_the_chain_and_say_when_a_fact_just_ended(
     amem: AsyncMemory, writer: Writer
 ) -> None:

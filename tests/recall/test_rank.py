@@ -22,7 +22,7 @@ MINUTE = 60.0
 async def accessed(mem: AsyncMemory, sentence: int, times: list[float]) -> None:
     """Pretend recall returned ``sentence`` at ``times`` (the access log, written directly)."""
     rows = [Access("default", "passage", sentence, t) for t in times]
-    async with writing(mem.path) as own:
+    async with writing(mem.location) as own:
         await own.execute_write_fn(lambda conn: add_accesses(conn, rows, keep=len(rows)))
 
 
@@ -30,6 +30,7 @@ def passage_ids(block_passages: list[object]) -> list[int]:
     return [p.sentence_id for p in block_passages]  # type: ignore[attr-defined]
 
 
+@pytest.mark.both_backends
 async def test_no_boost_lifts_an_unrelated_item_over_an_exact_match(amem: AsyncMemory) -> None:
     store = Store(amem)
     passport = await store.say("My passport number is K8841207.", "2026-03-01T09:00:00+05:30")
@@ -57,6 +58,7 @@ async def test_no_boost_lifts_an_unrelated_item_over_an_exact_match(amem: AsyncM
 
 
 @pytest.mark.parametrize("recent", ["apples", "pears"])
+@pytest.mark.both_backends
 async def test_a_recent_burst_reorders_a_near_tie(amem: AsyncMemory, recent: str) -> None:
     store = Store(amem)
     apples = await store.say(
@@ -84,6 +86,7 @@ def test_novelty_gate_keeps_the_better_of_two_near_duplicates() -> None:
 
 
 @pytest.mark.parametrize("gate", [True, False])
+@pytest.mark.both_backends
 async def test_novelty_gate_in_recall(
     config: OrmaConfig, embedder: OnnxEmbedder, gate: bool
 ) -> None:

@@ -8,6 +8,8 @@ from orma_proxy import AsyncMemory
 from orma_proxy.recall.search import rrf_fuse
 from orma_proxy.store.keywords import match_expression
 
+pytestmark = pytest.mark.both_backends
+
 DENTIST = "My dentist is Dr. Rao in Kothrud."
 NOTES = [
     DENTIST,

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from orma_proxy import AsyncMemory
 from orma_proxy.recall.search import rrf_fuse
 from orma_proxy.recall.turns import (
@@ -30,6 +32,7 @@ CHAT = [
 ]
 
 
+@pytest.mark.both_backends
 async def test_a_leading_name_is_stored_as_the_speaker_not_indexed_as_a_word(
     amem: AsyncMemory,
 ) -> None:
@@ -46,6 +49,7 @@ async def test_a_leading_name_is_stored_as_the_speaker_not_indexed_as_a_word(
     }
 
 
+@pytest.mark.both_backends
 async def test_a_name_in_the_query_favours_what_that_speaker_said(amem: AsyncMemory) -> None:
     amem.config.enable_semantic = False
     ids = [await amem.add(line, space="chat") for line in CHAT]
@@ -54,6 +58,7 @@ async def test_a_name_in_the_query_favours_what_that_speaker_said(amem: AsyncMem
         assert found.passages[0].episode_id == ids[said]
 
 
+@pytest.mark.both_backends
 async def test_the_block_says_who_said_a_line(amem: AsyncMemory) -> None:
     amem.config.enable_semantic = False
     await amem.add("Asha: I paint watercolours by the lake.", space="chat")
@@ -61,6 +66,7 @@ async def test_the_block_says_who_said_a_line(amem: AsyncMemory) -> None:
     assert "Asha: I paint watercolours by the lake." in block.text
 
 
+@pytest.mark.both_backends
 async def test_an_explicit_speaker_is_kept_and_observe_takes_a_name(amem: AsyncMemory) -> None:
     amem.config.enable_semantic = False
     await amem.add("I keep bees on the roof.", space="s", speaker="Mira")
@@ -70,6 +76,7 @@ async def test_an_explicit_speaker_is_kept_and_observe_takes_a_name(amem: AsyncM
     assert (bees.speaker, radios.speaker, radios.role) == ("Mira", "Tomas", "user")
 
 
+@pytest.mark.both_backends
 async def test_a_turn_is_one_passage_scored_from_all_its_sentences(amem: AsyncMemory) -> None:
     amem.config.enable_semantic = False
     spread = await amem.add(
@@ -108,6 +115,7 @@ def test_names_leave_the_words_searched_unless_nothing_else_is_asked() -> None:
         assert without_names(query, named_in(query)) == words
 
 
+@pytest.mark.both_backends
 async def test_thanks_with_a_name_does_not_outrank_what_was_asked(amem: AsyncMemory) -> None:
     ids = [await amem.add(line, space="chat") for line in CHAT]
     await amem.flush()
@@ -116,6 +124,7 @@ async def test_thanks_with_a_name_does_not_outrank_what_was_asked(amem: AsyncMem
     assert ids[5] not in {p.episode_id for p in found.passages}  # "Glad you agree, Asha."
 
 
+@pytest.mark.both_backends
 async def test_the_reply_to_a_matched_question_is_found_with_it(amem: AsyncMemory) -> None:
     amem.config.enable_semantic = False
     lines = [
@@ -133,6 +142,7 @@ async def test_the_reply_to_a_matched_question_is_found_with_it(amem: AsyncMemor
     assert [p.episode_id for p in found.passages] == [ids[0]]
 
 
+@pytest.mark.both_backends
 async def test_a_short_exclamation_counts_for_less_than_a_real_statement(
     amem: AsyncMemory,
 ) -> None:
@@ -160,6 +170,7 @@ def test_a_question_asking_when_and_a_line_saying_when() -> None:
     assert not any(map(says_when, ["The class is fun.", "I lastly went home", "maybe"]))
 
 
+@pytest.mark.both_backends
 async def test_when_questions_favour_the_line_that_says_when(amem: AsyncMemory) -> None:
     amem.config.enable_semantic = False
     lines = [
@@ -179,6 +190,7 @@ async def test_when_questions_favour_the_line_that_says_when(amem: AsyncMemory) 
     assert other.passages[0].episode_id == ids[0]
 
 
+@pytest.mark.both_backends
 async def test_a_long_line_keeps_its_speaker_and_a_document_its_heading(
     amem: AsyncMemory, tmp_path: Path
 ) -> None:
@@ -192,6 +204,7 @@ async def test_a_long_line_keeps_its_speaker_and_a_document_its_heading(
     assert (found[book].speaker, found[book].text) == (None, "Chapter One: the herons of the marsh")
 
 
+@pytest.mark.both_backends
 async def test_a_place_named_in_the_query_stays_a_word_only_speakers_leave(
     amem: AsyncMemory,
 ) -> None:
@@ -208,6 +221,7 @@ async def test_a_place_named_in_the_query_stays_a_word_only_speakers_leave(
     assert asked.passages[0].text == "I go running by the lake at dawn."
 
 
+@pytest.mark.both_backends
 async def test_rebuild_splits_a_turn_as_add_did_leaving_its_speaker_out(
     amem: AsyncMemory,
 ) -> None:
@@ -222,6 +236,7 @@ async def test_rebuild_splits_a_turn_as_add_did_leaving_its_speaker_out(
     assert report.episodes == len(CHAT) and report.resplit == 0
 
 
+@pytest.mark.both_backends
 async def test_a_reply_counts_whatever_k_the_search_asks_for(amem: AsyncMemory) -> None:
     """The first passages are the same for k=2 as for k=6: the reply to a matched
     question joins whether or not the question itself makes the first k."""

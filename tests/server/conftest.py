@@ -24,10 +24,9 @@ def upstream() -> Iterator[Upstream]:
 
 
 @pytest.fixture
-def proxy_config(tmp_path: Path, upstream: Upstream) -> OrmaConfig:
-    return OrmaConfig(
-        home=tmp_path / "home", db_path=tmp_path / "memory.db", upstream=f"{upstream.url}/v1"
-    )
+def proxy_config(config: OrmaConfig, upstream: Upstream) -> OrmaConfig:
+    """The test's ``config`` (a file under tmp_path, or a PostgreSQL database) and upstream."""
+    return config.model_copy(update={"upstream": f"{upstream.url}/v1"})
 
 
 @pytest.fixture

@@ -16,6 +16,8 @@ from orma_proxy.memory.messages import WEBUI_TASK_PREFIX
 from orma_proxy.server import proxy_state
 from tests.helpers.proxy import Proxy, episodes, wait_for_episodes
 
+pytestmark = pytest.mark.both_backends
+
 
 def seed(proxy: Proxy, embedder: OnnxEmbedder, text: str, space: str = "default") -> None:
     """Store a note through a second connection to the proxy's database file."""

@@ -4,26 +4,44 @@ from __future__ import annotations
 
 import asyncio
 import time
+from contextlib import AsyncExitStack
 
 import httpx
+import pytest
 import sqlean
 
-from orma_proxy import AsyncMemory
+from orma_proxy import AsyncMemory, OrmaConfig
+from orma_proxy.embed.onnx import OnnxEmbedder
 from orma_proxy.sleep import SleepReport, SleepScheduler, UpstreamGate
+from tests.helpers.rawdb import writing
 from tests.helpers.scripted_llm import ScriptedLLM, answer
 
 PUNE = answer(states=[{"line": 1, "attribute": "home_city", "value": "Pune"}])
 
 
+@pytest.mark.both_backends
+@pytest.mark.parametrize("replicas", [1, 2])
 async def test_two_concurrent_sleeps_of_one_space_run_once(
-    smem: AsyncMemory, llm: ScriptedLLM, http: httpx.AsyncClient
+    smem: AsyncMemory,
+    llm: ScriptedLLM,
+    http: httpx.AsyncClient,
+    sleep_config: OrmaConfig,
+    embedder: OnnxEmbedder,
+    replicas: int,
 ) -> None:
+    """Two sleeps in one memory, or in two memories on one database (two replicas)."""
     await smem.add("I live in Pune.", role="user")
     llm.delay = 0.2
     llm.script = [PUNE, PUNE]
-    first, second = await asyncio.gather(
-        smem.sleeper(http=http).sleep("default"), smem.sleeper(http=http).sleep("default")
-    )
+    async with AsyncExitStack() as stack:
+        other = smem
+        if replicas == 2:
+            other = await stack.enter_async_context(
+                AsyncMemory(config=sleep_config, embedder=embedder)
+            )
+        first, second = await asyncio.gather(
+            smem.sleeper(http=http).sleep("default"), other.sleeper(http=http).sleep("default")
+        )
     assert sorted([first.batches, second.batches]) == [0, 1]
     loser = first if first.batches == 0 else second
     assert loser.skipped == ["space 'default': another consolidation is running"]
@@ -31,28 +49,28 @@ async def test_two_concurrent_sleeps_of_one_space_run_once(
     assert [f.text for f in await smem.facts()] == ["user · home city: Pune"]
 
 
+@pytest.mark.both_backends
 async def test_a_lease_held_by_another_process_blocks_until_it_expires(
     smem: AsyncMemory,
 ) -> None:
     smem.config.upstream = ""
     await smem.add("I live in Pune.", role="user")
-    # Another process holds the lease: its row, written through its own connection, in a
-    # thread: a blocking write on this loop could wait for a write transaction this
-    # loop's own writer (the vector indexer) holds open, and never get the lock.
-    conn = sqlean.connect(str(smem.path), isolation_level=None, check_same_thread=False)
-    await asyncio.to_thread(
-        conn.execute,
-        "INSERT INTO sleep_leases (space, holder, expires_at) VALUES ('default', 'pid1-x', ?)",
-        (time.time() + 60,),
-    )
-    blocked = await smem.sleep("default")
-    assert blocked.batches == 0
-    assert blocked.skipped == ["space 'default': another consolidation is running"]
-    # That process died: once its lease expires, the next sleep takes over.
-    await asyncio.to_thread(
-        conn.execute, "UPDATE sleep_leases SET expires_at = ?", (time.time() - 1,)
-    )
-    conn.close()
+    # Another process holds the lease: its row, written through a writer of its own.
+    async with writing(smem.location) as other:
+        await other.execute_write_fn(
+            lambda c: c.execute(
+                "INSERT INTO sleep_leases (space, holder, expires_at) "
+                "VALUES ('default', 'pid1-x', ?)",
+                (time.time() + 60,),
+            )
+        )
+        blocked = await smem.sleep("default")
+        assert blocked.batches == 0
+        assert blocked.skipped == ["space 'default': another consolidation is running"]
+        # That process died: once its lease expires, the next sleep takes over.
+        await other.execute_write_fn(
+            lambda c: c.execute("UPDATE sleep_leases SET expires_at = ?", (time.time() - 1,))
+        )
     report = await smem.sleep("default")
     assert report.batches == 1 and report.states_added == 1
 
@@ -101,6 +119,7 @@ async def sleep_once(mem: AsyncMemory, http: httpx.AsyncClient) -> SleepReport:
     return await mem.sleeper(http=http).sleep()
 
 
+@pytest.mark.both_backends
 async def test_scheduler_consolidates_a_space_once_enough_episodes_are_pending(
     smem: AsyncMemory,
 ) -> None:
@@ -116,6 +135,7 @@ async def test_scheduler_consolidates_a_space_once_enough_episodes_are_pending(
     assert report.episodes == 3 and report.states_added == 3
 
 
+@pytest.mark.both_backends
 async def test_scheduler_runs_in_the_background_on_idle_and_closes_cleanly(
     smem: AsyncMemory,
 ) -> None:
@@ -137,6 +157,7 @@ async def test_scheduler_runs_in_the_background_on_idle_and_closes_cleanly(
     assert not scheduler.running
 
 
+@pytest.mark.both_backends
 async def test_sleep_waits_for_chat_and_abandons_a_call_a_chat_overtakes(
     smem: AsyncMemory, llm: ScriptedLLM, http: httpx.AsyncClient
 ) -> None:

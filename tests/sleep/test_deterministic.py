@@ -16,6 +16,8 @@ from orma_proxy.sleep.holder import resolve_holder
 from orma_proxy.sleep.names import NameMerger, forbidden_attribute, normalise_attribute
 from orma_proxy.sleep.verify import conditional_frame
 
+pytestmark = pytest.mark.both_backends
+
 # Wednesday 21 October 2026, 10:00 in Kolkata: the fixed clock.
 SAID = datetime(2026, 10, 21, 10, 0, tzinfo=ZoneInfo("Asia/Kolkata"))
 

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import httpx
+import pytest
 
 from orma_proxy import AsyncMemory
 from orma_proxy.facts import Event, State
 from orma_proxy.sleep import SleepReport
 from tests.helpers.scripted_llm import ScriptedLLM, answer
+
+pytestmark = pytest.mark.both_backends
 
 # Wednesday 21 October 2026, 10:00 in Asia/Kolkata.
 WED = "2026-10-21T10:00:00+05:30"

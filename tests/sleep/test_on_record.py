@@ -18,6 +18,8 @@ from orma_proxy.embed.onnx import OnnxEmbedder
 from orma_proxy.facts import State
 from tests.helpers.scripted_llm import ScriptedLLM, answer
 
+pytestmark = pytest.mark.both_backends
+
 WED = "2026-10-21T10:00:00+05:30"
 
 

@@ -17,6 +17,8 @@ from orma_proxy.sleep import SleepReport
 from orma_proxy.sleep.persons import antecedent, people_in
 from tests.helpers.bad_upstream import bad_upstream
 
+pytestmark = pytest.mark.both_backends
+
 WED = "2026-10-21T10:00:00+05:30"
 
 

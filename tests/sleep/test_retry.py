@@ -20,6 +20,8 @@ from orma_proxy.sleep import SleepReport
 from tests.helpers.bad_upstream import BadUpstream, Hang, Step, bad_upstream
 from tests.helpers.fake_clock import FakeClock
 
+pytestmark = pytest.mark.both_backends
+
 WED = "2026-10-21T10:00:00+05:30"
 SAID = [
     "I live in Pune.",

@@ -5,8 +5,12 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
+
 from orma_proxy import AsyncMemory, Memory, OrmaConfig
 from orma_proxy.embed.onnx import OnnxEmbedder
+
+pytestmark = pytest.mark.both_backends
 
 # Nothing listens on the discard port: connecting fails at once.
 UNREACHABLE = "http://127.0.0.1:9/v1"

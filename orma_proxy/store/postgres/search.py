@@ -1,0 +1,130 @@
+"""PostgreSQL's search channels: each a ``hits(id, score)`` statement for ``store/passages.py``.
+
+Keywords match the generated ``tsv`` column (the ``orma`` configuration: English
+stems, no stop words; date terms as they are) through its GIN index, ranked by
+BM25 as FTS5 ranks them; CJK pairs match the ``grams`` column, ranked by
+``ts_rank``. The query's terms are the same as SQLite's (``keywords.query_terms``),
+each quoted as one lexeme, OR-ed: never tsquery syntax of the user's. The vector
+channel's candidates come from ``vectors.candidates``, bound as two arrays.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from orma_proxy.embed.base import Vectors
+from orma_proxy.store.keywords import MAX_TERMS, query_terms
+from orma_proxy.store.postgres.connection import PgConnection
+from orma_proxy.store.postgres.vectors import candidates
+from orma_proxy.text.grams import query_grams
+
+# BM25 as FTS5 computes it (k1 = 1.2, b = 0.75, an IDF under 1e-6 raised to it), over the
+# space's sentences: the matches (GIN), each matched query lexeme's count in each (its
+# positions), how many matches hold it, and the space's totals (migration 0002).
+KEYWORD_HITS = (
+    "WITH q AS (SELECT to_tsquery('orma', :terms) AS query, "
+    "tsvector_to_array(to_tsvector('orma', :words)) AS lexemes), "
+    "totals AS (SELECT sentences AS n, tokens::float8 / greatest(sentences, 1) AS mean "
+    "FROM space_text WHERE space = :space), "
+    "matched AS (SELECT s.id, s.tsv, s.tokens FROM sentences s, q "
+    "WHERE s.space = :space AND s.tsv @@ q.query), "
+    "tf AS (SELECT m.id, m.tokens, u.lexeme, coalesce(array_length(u.positions, 1), 1) AS f "
+    "FROM matched m, q, unnest(m.tsv) u WHERE u.lexeme = ANY(q.lexemes)), "
+    "df AS (SELECT lexeme, count(*) AS holding FROM tf GROUP BY lexeme) "
+    "SELECT tf.id AS id, sum(greatest(ln((t.n - df.holding + 0.5) / (df.holding + 0.5)), 1e-6) "
+    "* tf.f * 2.2 / (tf.f + 1.2 * (0.25 + 0.75 * tf.tokens / t.mean))) AS score "
+    "FROM tf JOIN df USING (lexeme), totals t GROUP BY tf.id ORDER BY score DESC, id LIMIT :k"
+)
+GRAMS_HITS = (
+    "SELECT id, ts_rank(grams, CAST(:grams AS tsquery)) AS score FROM sentences "
+    "WHERE space = :space AND grams @@ CAST(:grams AS tsquery) "
+    "ORDER BY score DESC, id LIMIT :k"
+)
+# Hits under the space's noise floor are dropped if ``:use_floor``.
+NEAREST_HITS = (
+    "SELECT h.id AS id, h.score AS score "
+    "FROM unnest(CAST(:ids AS bigint[]), CAST(:scores AS float8[])) AS h(id, score) "
+    "WHERE :use_floor = 0 OR h.score >= "
+    "coalesce((SELECT noise_floor FROM space_stats WHERE space = :space), -1.0) "
+    "ORDER BY h.score DESC LIMIT :k"
+)
+
+
+def _lexemes(terms: Sequence[str]) -> str:
+    """Terms OR-ed as a tsquery, each one quoted lexeme (word characters: no quote inside)."""
+    return " | ".join(f"'{term}'" for term in terms)
+
+
+def keyword_params(
+    query: str, space: str, k: int, dates: Sequence[str] = ()
+) -> dict[str, object] | None:
+    """The parameters of ``KEYWORD_HITS``; None when the query has no words."""
+    terms = query_terms(query, dates=dates)
+    if not terms:
+        return None
+    return {"terms": _lexemes(terms), "words": " ".join(terms), "space": space, "k": k}
+
+
+def grams_params(query: str, space: str, k: int) -> dict[str, object] | None:
+    """The parameters of ``GRAMS_HITS``; None when the query has no CJK text."""
+    grams = query_grams(query, MAX_TERMS)
+    return {"grams": _lexemes(grams), "space": space, "k": k} if grams else None
+
+
+def nearest_params(
+    conn: PgConnection,
+    query: Vectors,
+    space: str,
+    *,
+    k: int,
+    oversample: int,
+    use_floor: bool,
+    exact_under: int,
+) -> dict[str, object]:
+    """The parameters of ``NEAREST_HITS``: the space's best ``k * oversample`` by cosine."""
+    found = candidates(conn, query, space, k * oversample, exact_under=exact_under)
+    return {
+        "ids": [sid for sid, _ in found],
+        "scores": [score for _, score in found],
+        "space": space,
+        "use_floor": use_floor,
+        "k": k,
+    }
+
+
+# ``lines.on_topic``'s scan: every shown sentence of the space, by its words, then by cosine.
+_ON_TOPIC = (
+    "SELECT id FROM (SELECT s.id AS id, {lexical} AS lexical, "
+    "coalesce(1.0 - (v.embedding <=> :q), -1.0) AS sim "
+    "FROM sentences s LEFT JOIN sentence_vectors v ON v.sentence_id = s.id "
+    "WHERE s.space = :space AND s.released_by IS NULL AND s.superseded_by IS NULL) t "
+    "WHERE lexical OR sim >= greatest(:threshold, "
+    "coalesce((SELECT noise_floor FROM space_stats WHERE space = :space), :threshold)) "
+    "ORDER BY lexical DESC, sim DESC, id LIMIT :limit"
+)
+
+
+def on_topic(
+    conn: PgConnection,
+    space: str,
+    words: Sequence[str],
+    vector: Vectors,
+    *,
+    threshold: float,
+    limit: int,
+) -> list[int]:
+    """``store.lines.on_topic`` on PostgreSQL: the sentences holding every word, or near."""
+    lexical = "s.tsv @@ to_tsquery('orma', :terms)" if words else "false"
+    rows = conn.execute(
+        _ON_TOPIC.format(lexical=lexical),
+        {
+            "terms": " & ".join("'" + w.replace("'", "''") + "'" for w in words),
+            "q": np.asarray(vector, dtype=np.float32),
+            "space": space,
+            "threshold": threshold,
+            "limit": limit,
+        },
+    ).fetchall()
+    return [int(r[0]) for r in rows]

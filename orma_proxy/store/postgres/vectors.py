@@ -1,0 +1,110 @@
+"""Sentence vectors in pgvector: the model binding, writing them, and the space-filtered k-NN.
+
+pgvector 0.6.2's HNSW search applies a ``WHERE space = ...`` after the index
+scan, so a selective filter can leave fewer than k rows (it has no iterative
+scans). A space with at most ``exact_under`` vectors is scanned exactly (the
+``space`` index, then a sort: no index can lose a row); a larger one asks HNSW
+for ``k * oversample`` candidates with ``hnsw.ef_search`` at least that, and is
+scanned exactly after all whenever fewer came back than the space could give.
+The vectors are full float32, so every score is the exact cosine: no re-rank.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from orma_proxy.embed.base import Vectors
+from orma_proxy.store.postgres.connection import PgConnection
+
+# pgvector caps hnsw.ef_search at 1000; 40 is its default.
+_EF_MIN, _EF_MAX = 40, 1000
+_LOCK = 0x6F726D62  # pg_advisory_xact_lock's key for binding the model
+
+HNSW_SQL = (
+    "SELECT sentence_id, 1.0 - (embedding <=> :q) FROM sentence_vectors "
+    "WHERE space = :space ORDER BY embedding <=> :q LIMIT :kc"
+)
+# ``+ 0`` keeps the planner off the HNSW index: the space's rows, all of them, sorted.
+_EXACT_SQL = (
+    "SELECT sentence_id, 1.0 - (embedding <=> :q) FROM sentence_vectors "
+    "WHERE space = :space ORDER BY (embedding <=> :q) + 0, sentence_id LIMIT :kc"
+)
+
+
+def has_dimension(conn: PgConnection, dim: int) -> bool:
+    """Whether the vector column is ``vector(dim)`` already (the model bound before)."""
+    row = conn.execute(
+        "SELECT atttypmod FROM pg_attribute "
+        "WHERE attrelid = 'sentence_vectors'::regclass AND attname = 'embedding'"
+    ).fetchone()
+    return row is not None and int(row[0]) == dim
+
+
+def prepare_vectors(conn: PgConnection, dim: int, *, rebind: bool) -> None:
+    """Inside ``store.vectors.bind_model``'s transaction: the column's dimension, the index.
+
+    ``rebind`` drops every vector first (``orma reindex``); replicas binding at once
+    take turns on an advisory lock.
+    """
+    conn.execute("SELECT pg_advisory_xact_lock(?)", (_LOCK,))
+    if rebind:
+        drop_vectors(conn)
+    if not has_dimension(conn, dim):
+        conn.execute("DROP INDEX IF EXISTS sentence_vectors_hnsw")
+        conn.execute("DELETE FROM sentence_vectors")
+        conn.execute(f"ALTER TABLE sentence_vectors ALTER COLUMN embedding TYPE vector({dim})")
+    conn.execute(
+        "CREATE INDEX IF NOT EXISTS sentence_vectors_hnsw ON sentence_vectors "
+        "USING hnsw (embedding vector_cosine_ops)"
+    )
+
+
+def drop_vectors(conn: PgConnection) -> None:
+    """Every vector gone, every sentence waiting for the indexer again."""
+    conn.execute("DELETE FROM sentence_vectors")
+    conn.execute("DELETE FROM space_stats")
+    conn.execute("UPDATE sentences SET embedded = 0 WHERE embedded <> 0")
+
+
+def store_vectors(conn: PgConnection, rows: list[tuple[int, str]], vectors: Vectors) -> int:
+    """Write vectors for (sentence id, space) rows still pending; how many were new."""
+    ids = [sid for sid, _ in rows]
+    found = conn.execute(
+        "SELECT id FROM sentences WHERE embedded = 0 AND id = ANY(?)", (ids,)
+    ).fetchall()
+    pending = {int(r[0]) for r in found}
+    params = [
+        (sid, space, np.asarray(vector, dtype=np.float32))
+        for (sid, space), vector in zip(rows, vectors, strict=True)
+        if sid in pending
+    ]
+    conn.executemany(
+        "INSERT INTO sentence_vectors (sentence_id, space, embedding) VALUES (?, ?, ?) "
+        "ON CONFLICT (sentence_id) DO UPDATE SET embedding = excluded.embedding",
+        params,
+    )
+    conn.execute(
+        "UPDATE sentences SET embedded = 1 WHERE id = ANY(?)", ([sid for sid, _, _ in params],)
+    )
+    return len(params)
+
+
+def candidates(
+    conn: PgConnection, query: Vectors, space: str, count: int, *, exact_under: int
+) -> list[tuple[int, float]]:
+    """The ``count`` vectors of ``space`` nearest to ``query``: (sentence id, cosine), best first.
+
+    Never fewer than the space holds, up to ``count`` (see the module's docstring).
+    """
+    row = conn.execute("SELECT embedded FROM space_counts WHERE space = ?", (space,)).fetchone()
+    held = int(row[0]) if row else 0
+    if held == 0:
+        return []
+    params = {"q": np.asarray(query, dtype=np.float32), "space": space, "kc": count}
+    if held > exact_under:
+        ef = min(max(count, _EF_MIN), _EF_MAX)
+        conn.execute("SELECT set_config('hnsw.ef_search', ?, false)", (str(ef),))
+        found = [(int(r[0]), float(r[1])) for r in conn.execute(HNSW_SQL, params).fetchall()]
+        if len(found) >= min(count, held):
+            return found
+    return [(int(r[0]), float(r[1])) for r in conn.execute(_EXACT_SQL, params).fetchall()]
