@@ -28,6 +28,7 @@ from orma_proxy.text import (
     group_stems,
     groups_of,
     has_cjk,
+    kinds_shown,
     same,
     stem,
     stems,
@@ -191,7 +192,7 @@ class Description:
             return whole
         cut = []
         for start, end in spans:
-            kinds = {g for w in _TOKEN.findall(text[start:end]) for g in evidence_of(w)}
+            kinds = kinds_shown(_TOKEN.findall(text[start:end]))
             if not kinds:
                 return whole
             cut.append((start, end, bool(kinds & self.groups)))

@@ -57,7 +57,7 @@ from orma_proxy.recall.states import query_terms
 from orma_proxy.recall.temporal import SECONDS_PER_DAY, History
 from orma_proxy.store import Connection, Reader, execute_fn, fetch_sentences, keyword_passages
 from orma_proxy.store.vector_index import VectorIndex
-from orma_proxy.text.attributes import evidence_of, groups_of
+from orma_proxy.text.attributes import groups_of, kinds_shown
 
 CHAT_ROLES = ("user", "assistant")  # whose chatter and questions the screen leaves out
 ECHO_LOOKUP = 8  # lines sharing an assistant sentence's words it is compared with
@@ -231,7 +231,7 @@ def _with_states(
         citing.setdefault(cited_line, set()).add(cand.key)
         cand.relevance = found.get(cited_line, 0.0)
         said = query_terms(_describe(cand))
-        overlap = len(set(terms) & said) + bool(kinds & _kinds(said))
+        overlap = len(set(terms) & said) + bool(kinds & kinds_shown(said))
         if overlap:
             matched.append((overlap, cand))
         items[cand.key] = cand
@@ -333,11 +333,6 @@ def _describe(cand: Candidate) -> str:
         return f"{s.entity} {s.attribute} {s.value} {s.condition}"
     assert cand.event is not None
     return f"{cand.event.what} {' '.join(cand.event.who)}"
-
-
-def _kinds(words: set[str]) -> set[str]:
-    """The kinds of fact words show ("allergy" is health, and diet: what one can eat)."""
-    return {kind for word in words for kind in evidence_of(word)}
 
 
 def _early_sources(

@@ -38,7 +38,7 @@ from orma_proxy.recall.candidates import CHAT_ROLES, Candidate, Pool
 from orma_proxy.recall.chatter import FILLER, words_of
 from orma_proxy.recall.search import Passage
 from orma_proxy.store import Connection, float_vectors
-from orma_proxy.text.attributes import evidence_of, groups_of, state_attributes, stem
+from orma_proxy.text.attributes import groups_of, kinds_shown, state_attributes, stem
 from orma_proxy.text.grams import cjk_grams
 
 __all__ = ["core_kinds", "is_core", "relevant", "topics"]
@@ -121,7 +121,7 @@ def topics(text: str) -> set[str]:
     """
     words = words_of(text)
     stems = {stem(w) for w in words} - _FILLER_STEMS
-    kinds = {f"kind:{kind}" for w in words for kind in evidence_of(w)}
+    kinds = {f"kind:{kind}" for kind in kinds_shown(words)}
     return stems | kinds | set(cjk_grams(text).split())
 
 

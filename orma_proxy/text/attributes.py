@@ -11,6 +11,7 @@ word's groups through a light stemmer, so "works", "worked" and "working" meet
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import cache
 
 __all__ = [
@@ -20,6 +21,7 @@ __all__ = [
     "evidence_of",
     "group_stems",
     "groups_of",
+    "kinds_shown",
     "state_attributes",
     "stem",
     "stems",
@@ -147,6 +149,11 @@ def groups_of(word: str) -> frozenset[str]:
 def evidence_of(word: str) -> frozenset[str]:
     """The kinds ``word`` shows a line to be about: its names and values ("coffee" -> drink)."""
     return _evidence_by_stem().get(stem(word), frozenset())
+
+
+def kinds_shown(words: Iterable[str]) -> frozenset[str]:
+    """The kinds of fact ``words`` show a text to be about ("allergy" -> health, diet)."""
+    return frozenset(kind for word in words for kind in evidence_of(word))
 
 
 def group_stems(groups: frozenset[str]) -> frozenset[str]:
