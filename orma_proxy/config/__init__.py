@@ -110,6 +110,12 @@ class OrmaConfig(RecallSettings, SleepSettings, BlockSettings):
         "FULL", description="FULL survives power loss, NORMAL only process crashes."
     )
     writer_batch_max: int = Field(64, ge=1, description="Writes grouped into one transaction.")
+    write_retries: int = Field(
+        5,
+        ge=0,
+        description="PostgreSQL: times a write transaction the server aborted (a deadlock, a "
+        "serialization failure, a connection lost before COMMIT) runs again.",
+    )
 
     # --- text ----------------------------------------------------------------
     max_sentence_chars: int = Field(480, ge=32, description="Longer sentences are cut.")

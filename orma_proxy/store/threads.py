@@ -6,11 +6,19 @@ a job's statements run in one trip from the event loop (~0.25 ms each on a
 busy 2-core machine when every statement makes its own trip), and the loop
 never waits on SQLite. The writer (``store/writer.py``) owns one such thread,
 each reader (``Reader``) another.
+
+A PostgreSQL connection can break under a process that lives on (a server
+restart, a failover, ``pg_terminate_backend``): the next job finds it lost and
+opens a new one the same way the first was opened. A read that was running
+when it broke runs again on the new one (reads change nothing); the writer
+decides for itself what is safe to run again (``store/writer.py``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import logging
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -20,6 +28,9 @@ from orma_proxy.errors import StoreError
 from orma_proxy.offload import in_thread
 from orma_proxy.store.connect import Connection, open_sync
 from orma_proxy.store.postgres.connection import connect as pg_connect
+from orma_proxy.store.postgres.connection import connection_lost
+
+log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
@@ -27,9 +38,12 @@ T = TypeVar("T")
 class ConnectionThread:
     """One DB-API connection, opened, used and closed in one thread of its own."""
 
-    def __init__(self, pool: ThreadPoolExecutor, conn: Connection) -> None:
+    def __init__(
+        self, pool: ThreadPoolExecutor, conn: Connection, connect: Callable[[], Connection]
+    ) -> None:
         self._pool = pool
         self._conn: Connection | None = conn
+        self._connect = connect
 
     @classmethod
     async def open(cls, connect: Callable[[], Connection], name: str) -> Self:
@@ -40,7 +54,7 @@ class ConnectionThread:
         except BaseException:
             pool.shutdown(wait=False)
             raise
-        return cls(pool, conn)
+        return cls(pool, conn, connect)
 
     async def run(self, fn: Callable[[Connection], T]) -> T:
         """``fn(conn)`` in the connection's thread; its result, or what it raised."""
@@ -50,9 +64,24 @@ class ConnectionThread:
 
     def call(self, fn: Callable[[Connection], T]) -> T:
         """``fn(conn)`` here and now: for code already running in this thread."""
+        return fn(self.live())
+
+    @property
+    def lost(self) -> bool:
+        """Whether the connection broke (PostgreSQL's only): ``live`` will open a new one."""
+        return self._conn is not None and connection_lost(self._conn)
+
+    def live(self) -> Connection:
+        """The connection, a new one if it was lost (in this thread); ``StoreError`` if closed,
+        or if a new one cannot be opened (the server is still down: the next job tries again)."""
         if self._conn is None:
             raise _closed()
-        return fn(self._conn)
+        if connection_lost(self._conn):
+            log.warning("the connection to the database was lost; opening a new one")
+            with contextlib.suppress(Exception):
+                self._conn.close()
+            self._conn = self._connect()
+        return self._conn
 
     async def close(self) -> None:
         """Close the connection in its thread, then end the thread. Later jobs are refused."""
@@ -76,8 +105,19 @@ class Reader(ConnectionThread):
     """
 
     async def execute_fn(self, fn: Callable[[Connection], T]) -> T:
-        """Run ``fn(conn)`` in the reader's thread and return its result."""
-        return await self.run(fn)
+        """Run ``fn(conn)`` in the reader's thread and return its result.
+
+        A read the lost connection broke runs once more on a new one.
+        """
+        return await self.run(lambda conn: self._read(fn, conn))
+
+    def _read(self, fn: Callable[[Connection], T], conn: Connection) -> T:
+        try:
+            return fn(conn)
+        except Exception:
+            if not connection_lost(conn):
+                raise
+        return fn(self.live())
 
     async def create_function(
         self, name: str, num_params: int, func: Callable[..., Any], deterministic: bool = False

@@ -18,6 +18,15 @@ a rollback must be harmless) and must not COMMIT or ROLLBACK themselves.
 
 On a file this process may not write, the writer refuses every job at once
 with a ``ReadOnlyError``, and SQLite's own "readonly database" errors become one.
+
+On PostgreSQL, where replicas write at once, the whole batch runs again from
+its start (after a short random wait, at most ``retries`` times, each logged)
+when PostgreSQL aborted it for a deadlock or a serialization failure (two
+replicas' transactions locked the same rows, such as a space's counters, in
+opposite orders), or when the connection was lost before ``COMMIT`` was sent:
+in both cases the server kept nothing of it. A connection lost *during*
+``COMMIT`` is not retried, since the write may have been stored: its callers
+get a ``StoreError`` saying so, and the next batch opens a new connection.
 """
 
 from __future__ import annotations
@@ -25,12 +34,15 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import random
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
 from orma_proxy.errors import ReadOnlyError, StoreError
 from orma_proxy.store.connect import Connection, DatabaseError, is_read_only, open_sync
+from orma_proxy.store.postgres.connection import conflict, connection_lost
 from orma_proxy.store.threads import ConnectionThread
 
 log = logging.getLogger(__name__)
@@ -39,6 +51,15 @@ T = TypeVar("T")
 WriteFn = Callable[[Connection], T]
 _Item = tuple[WriteFn[Any], "asyncio.Future[Any]"]
 _Outcome = tuple["asyncio.Future[Any]", Any, BaseException | None]
+
+# How often a batch PostgreSQL aborted (a deadlock, a lost connection) runs again, unless
+# ``write_retries`` says otherwise; the first wait is up to RETRY_WAIT_SECONDS, doubling.
+RETRIES = 5
+RETRY_WAIT_SECONDS = 0.05
+
+
+class _Unsure(StoreError):
+    """The connection broke while ``COMMIT`` ran: the batch may or may not be stored."""
 
 
 class _Aborted(Exception):
@@ -68,11 +89,13 @@ class Writer:
         *,
         batch_max: int,
         read_only: str | None = None,
+        retries: int = RETRIES,
     ) -> None:
         self.read_only = read_only  # why this process may not write the file, if it may not
         self._path = path
         self._thread = thread
         self._batch_max = batch_max
+        self._retries = retries
         self._queue: asyncio.Queue[_Item | None] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
         self._closing = False
@@ -106,10 +129,14 @@ class Writer:
         *,
         batch_max: int,
         read_only: str | None = None,
+        retries: int = RETRIES,
     ) -> Writer:
-        """The writer of what ``connect`` opens (in the writer's thread); ``where`` names it."""
+        """The writer of what ``connect`` opens (in the writer's thread); ``where`` names it.
+
+        ``retries``: how often a batch PostgreSQL aborted may run again (``write_retries``).
+        """
         thread = await ConnectionThread.open(connect, "orma-writer")
-        writer = cls(where, thread, batch_max=batch_max, read_only=read_only)
+        writer = cls(where, thread, batch_max=batch_max, read_only=read_only, retries=retries)
         writer._task = asyncio.create_task(writer._run(), name="orma-writer")
         return writer
 
@@ -173,7 +200,8 @@ class Writer:
         Cancelling the writer does not stop a transaction under way in its
         thread, so the callers are answered with what really happened to it.
         """
-        work = asyncio.ensure_future(self._thread.run(lambda conn: _apply(conn, batch)))
+        thread, retries = self._thread, self._retries
+        work = asyncio.ensure_future(thread.run(lambda _: _apply(thread, batch, retries)))
         try:
             try:
                 outcomes = await asyncio.shield(work)
@@ -187,30 +215,66 @@ class Writer:
             raise
 
 
-def _apply(raw: Connection, batch: list[_Item]) -> list[_Outcome]:
+def _apply(thread: ConnectionThread, batch: list[_Item], retries: int) -> list[_Outcome]:
     """Commit the batch; a failed job is left out and reported, the rest are kept.
 
     Runs in the writer's thread and touches no future: the loop answers.
+    A batch PostgreSQL aborted whole runs again (``_again``), at most ``retries`` times.
     """
     failed: list[_Outcome] = []
+    tries = 0
     while batch:
         try:
+            raw = thread.live()  # a new connection if the last one was lost
             return failed + _transaction(raw, batch)
         except _Aborted as aborted:
             log.warning("a write aborted its whole transaction; retrying the others")
             failed.append((aborted.item[1], None, aborted.error))
             batch = [item for item in batch if item is not aborted.item]
         except Exception as exc:
+            why = _again(thread, exc)
+            if why is not None and tries < retries:
+                tries += 1
+                wait = random.uniform(0, RETRY_WAIT_SECONDS * 2**tries)
+                log.warning(
+                    "a write of %d jobs was rolled back by %s; running it again in %.0f ms "
+                    "(try %d of %d)",
+                    len(batch),
+                    why,
+                    wait * 1000,
+                    tries,
+                    retries,
+                )
+                time.sleep(wait)
+                continue
+            if why is not None:
+                exc = StoreError(
+                    f"write failed after {tries + 1} tries, the last rolled back by {why}: {exc}"
+                )
             error = exc if isinstance(exc, StoreError) else StoreError(f"write failed: {exc}")
             return failed + [(future, None, error) for _, future in batch]
     return failed
+
+
+def _again(thread: ConnectionThread, exc: BaseException) -> str | None:
+    """Why a batch that raised ``exc`` may run again whole (None: it may not).
+
+    PostgreSQL kept nothing of a transaction it aborted for a conflict, nor of one whose
+    connection broke before ``COMMIT`` (``_Unsure``: during it, it may have kept it all).
+    """
+    if isinstance(exc, _Unsure):
+        return None
+    if (why := conflict(exc)) is not None:
+        return why
+    return "a lost connection" if thread.lost else None
 
 
 def _transaction(raw: Connection, batch: list[_Item]) -> list[_Outcome]:
     """Run every job in one transaction, each in a savepoint, and commit.
 
     A job alone (a user's single ``add()``) needs no savepoint: if it fails,
-    the whole transaction is rolled back instead.
+    the whole transaction is rolled back instead. A job that failed because
+    PostgreSQL aborted the transaction, or lost the connection, fails it whole.
     """
     try:
         raw.execute("BEGIN IMMEDIATE")
@@ -226,6 +290,8 @@ def _transaction(raw: Connection, batch: list[_Item]) -> list[_Outcome]:
             try:
                 result = job(raw)
             except Exception as exc:
+                if conflict(exc) is not None or connection_lost(raw):
+                    raise
                 if not raw.in_transaction:
                     raise _Aborted(item, exc) from exc
                 if alone:
@@ -240,11 +306,16 @@ def _transaction(raw: Connection, batch: list[_Item]) -> list[_Outcome]:
         try:
             raw.execute("COMMIT")
         except Exception as exc:
+            if connection_lost(raw):
+                raise _Unsure(
+                    f"the connection to the database broke while {len(batch)} writes were "
+                    f"being committed: they may or may not have been stored ({exc})"
+                ) from exc
             log.warning("commit failed, rolling back %d writes: %s", len(batch), exc)
             raise StoreError(f"could not commit: {exc}") from exc
         return outcomes
     except BaseException:
-        if raw.in_transaction:
+        if not connection_lost(raw) and raw.in_transaction:
             raw.execute("ROLLBACK")
         raise
 

@@ -25,10 +25,35 @@ import numpy as np
 from orma_proxy.errors import StoreError
 from orma_proxy.store.postgres.dialect import Params, translate
 
+# SQLSTATEs after which the same transaction, run again from its start, may well succeed:
+# deadlock_detected (two replicas locked the same rows in opposite orders) and
+# serialization_failure. PostgreSQL rolled the transaction back; nothing of it was kept.
+CONFLICTS = {"40P01": "a deadlock", "40001": "a serialization failure"}
+
 
 def is_postgres(conn: object) -> bool:
     """Whether a store function's ``conn`` is PostgreSQL's (else sqlean's SQLite)."""
     return isinstance(conn, PgConnection)
+
+
+def conflict(exc: BaseException) -> str | None:
+    """What ``exc`` (or an error it came from) says when PostgreSQL aborted a transaction
+    that may succeed if run again (``CONFLICTS``); None for any other error."""
+    seen: set[int] = set()
+    error: BaseException | None = exc
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        state = getattr(error, "sqlstate", None)
+        if isinstance(state, str) and state in CONFLICTS:
+            return CONFLICTS[state]
+        error = error.__cause__ or error.__context__
+    return None
+
+
+def connection_lost(conn: object) -> bool:
+    """Whether ``conn`` is a PostgreSQL connection that broke (a server restart, a failover,
+    ``pg_terminate_backend``): a new one must be opened. Never true of SQLite's."""
+    return isinstance(conn, PgConnection) and conn.lost
 
 
 class PgRow(dict[str, Any]):
@@ -100,6 +125,11 @@ class PgConnection:
     @property
     def in_transaction(self) -> bool:
         return bool(self.raw.info.transaction_status != self._idle)
+
+    @property
+    def lost(self) -> bool:
+        """Whether the server side is gone: every later statement would fail."""
+        return bool(self.raw.closed or self.raw.broken)
 
     def close(self) -> None:
         self.raw.close()

@@ -33,7 +33,10 @@ async def open_postgres(
     await in_thread(lambda: _bind(url, embedder, rebind))
     opener = functools.partial(connect, url, application_name="orma-writer")
     writer = await Writer.start(
-        opener, "the PostgreSQL database", batch_max=config.writer_batch_max
+        opener,
+        "the PostgreSQL database",
+        batch_max=config.writer_batch_max,
+        retries=config.write_retries,
     )
     try:
         reader = await Reader.open(
