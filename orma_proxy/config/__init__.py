@@ -60,6 +60,13 @@ class OrmaConfig(RecallSettings, SleepSettings, BlockSettings):
     context_probe_timeout: float = Field(
         2.0, gt=0, description="Seconds to ask the upstream for its context window."
     )
+    upstream_keepalive_seconds: float = Field(
+        2.0,
+        ge=0,
+        description="Reuse a connection to the upstream idle at most this long: less than the "
+        "5 s llama-server and uvicorn keep one, so a request never goes out on a connection "
+        "the upstream is closing (a 502).",
+    )
 
     # --- proxy server ------------------------------------------------------------
     host: str = Field("127.0.0.1", description="Address the proxy binds.")

@@ -32,10 +32,15 @@ class Runtime:
 
 
 def upstream_client(config: OrmaConfig) -> httpx.AsyncClient:
-    """The pooled client for the upstream: short connect timeout, long read timeout."""
+    """The pooled client for the upstream: short connect timeout, long read timeout, and idle
+    connections dropped before the upstream drops them (``upstream_keepalive_seconds``)."""
     return httpx.AsyncClient(
         timeout=httpx.Timeout(config.read_timeout, connect=config.connect_timeout),
-        limits=httpx.Limits(max_connections=200, max_keepalive_connections=50),
+        limits=httpx.Limits(
+            max_connections=200,
+            max_keepalive_connections=50,
+            keepalive_expiry=config.upstream_keepalive_seconds,
+        ),
         follow_redirects=False,
         trust_env=False,
     )

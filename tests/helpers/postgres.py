@@ -33,7 +33,7 @@ def postgres_server() -> Iterator[Any]:
         warnings.filterwarnings("ignore", message="XDG_RUNTIME_DIR is not set")
         import pgserver
 
-        server = pgserver.get_server(root, cleanup_mode="stop")
+        server = pgserver.get_server(root, cleanup_mode="stop")  # type: ignore[attr-defined]
     try:
         yield server
     finally:
