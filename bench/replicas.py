@@ -83,6 +83,7 @@ class Figures:
     sleep_requests: int = 0
     applied_batches: int = 0
     failed_batches: int = 0
+    failed_because: list[str] = field(default_factory=list)
     episodes: int = 0
     consolidated_once: int = 0
     consolidated_twice: int = 0
@@ -238,9 +239,9 @@ def consolidation(conn: PgConnection, figures: Figures) -> None:
     figures.applied_batches = int(
         scalar(conn, "SELECT count(DISTINCT id) FROM sleep_batches WHERE status = 'applied'")
     )
-    figures.failed_batches = int(
-        scalar(conn, "SELECT count(*) FROM sleep_batches WHERE status = 'failed'")
-    )
+    failed = conn.execute("SELECT error FROM sleep_batches WHERE status = 'failed'").fetchall()
+    figures.failed_batches = len(failed)
+    figures.failed_because = sorted({str(error) for (error,) in failed})
 
 
 async def run(args: argparse.Namespace) -> Figures:
@@ -392,6 +393,7 @@ def render(f: Figures) -> str:
         f"  sleep: every space consolidated {f.sleep_seconds:.1f} s after the chats; "
         f"{f.applied_batches} batches applied ({f.failed_batches} failed tries), "
         f"{f.sleep_requests} LLM requests",
+        *(f"    a try failed: {error}" for error in f.failed_because),
         f"  episodes {f.episodes}: consolidated once {f.consolidated_once}, "
         f"twice or more {f.consolidated_twice}, never {f.never_consolidated}",
         f"  kill -9 mid-batch: the replica held {', '.join(f.killed_holding) or 'nothing'}; "

@@ -15,11 +15,11 @@ import json
 from collections import defaultdict
 
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from bench.upstream import MODEL, Streams, create_app
+from bench.upstream import CLIENT_CLOSED_REQUEST, MODEL, Streams, create_app
 
 CHUNKS = 8
 NOTHING_FOUND = '{"states": [], "events": []}'
@@ -45,7 +45,10 @@ class RecordingUpstream:
 
     def app(self) -> Starlette:
         async def chat(request: Request) -> Response:
-            body = json.loads(await request.body())
+            try:
+                body = json.loads(await request.body())
+            except ClientDisconnect:  # sleep's call, abandoned for a chat (or its replica killed)
+                return Response(status_code=CLIENT_CLOSED_REQUEST)
             if body.get("stream") is True:
                 text = "\n".join(str(m.get("content", "")) for m in body.get("messages", []))
                 self.prompts[str(body.get("user", ""))].append(text)
