@@ -23,6 +23,12 @@ from orma_proxy.sleep import persons
 from orma_proxy.text.names import NOT_NAMES, clean_name, names_in
 from orma_proxy.text.stopwords import STOPWORDS
 
+# A question about the person asked ("Which is your favourite?"), not about a thing.
+_ABOUT_YOU = re.compile(r"\b(?:you|your|yours|you're|you've)\b", re.I)
+_QUESTION_WORD = re.compile(r"[\w']+")
+_ASKING = frozenset(
+    {"how", "how's", "what's", "where's", "who's", "when's", "why's", "exactly", "then", "come"}
+)
 _USER_WORDS = frozenset({"", USER, "i", "me", "myself", "the user"})
 
 RELATIONS = (
@@ -252,6 +258,19 @@ def _fallback(line: str, value: str, claimed: str, preceding: Sequence[str]) -> 
             if name.lower() == wanted or name.lower().split()[-1] == wanted.split()[-1]:
                 return Holder(name, "named in the text")
     return f"{claimed!r} is not named in the line or before it"
+
+
+def asks_about_else(question: str) -> bool:
+    """Whether ``question`` asks about a thing, not the person asked.
+
+    A reply with no subject of its own is about what it answers: after "What's
+    the error?", "A KeyError on user_id." is the bug's, not a fact of the
+    user's; after "Which one is your favourite?", "The Prestige." is the
+    user's, and so is a reply to a bare "Where?" (it names nothing else).
+    """
+    text = question.strip()
+    named = [w for w in _QUESTION_WORD.findall(text.lower()) if w not in STOPWORDS | _ASKING]
+    return text.endswith("?") and not _ABOUT_YOU.search(text) and bool(named)
 
 
 def resolve_people(

@@ -28,7 +28,7 @@ from orma_proxy.sleep.names import (
     value_key,
 )
 from orma_proxy.sleep.report import RejectedKind, Rejection
-from orma_proxy.text import read_rule, unasserted
+from orma_proxy.text import passing, read_rule, sought, unasserted
 from orma_proxy.text.stopwords import STOPWORDS
 
 _WORD = re.compile(r"[\w']+")
@@ -72,6 +72,8 @@ _RECURRING = re.compile(
 )
 _PRONOUN_WORD = re.compile(r"\b(?:she|he|her|him|his|she's|he's)\b", re.I)
 _SUBJECT = re.compile(r"\b(?:i|i'm|i've|we|we're|he|she|they|it|it's|you|my|our)\b", re.I)
+# Slots that hold what someone wants ("job_search: product manager roles"), not what they have.
+_WANTING = re.compile(r"search|seek|look|goal|plan|want|wish|target|hope|aim|apply|interest", re.I)
 _NAMING = re.compile(r"\b(?:i'm|i am|my name is|call me|this is|name's|name is)\s+", re.I)
 
 
@@ -230,6 +232,12 @@ class Verifier:
         if len(state.attribute) > _MAX_RAW_ATTRIBUTE:
             result.rejections.append(_reject(state, line, "attribute is not a name"))
             return None
+        why = passing(state.attribute, value, line.text)
+        if why is None and not _WANTING.search(state.attribute) and sought(value, line.text):
+            why = "the line says it is wanted, not had"
+        if why is not None:
+            result.rejections.append(_reject(state, line, why))
+            return None
         name = unsaid_name(value, line.text)
         if name is not None and not self._said_by_pronoun(name, line):
             result.rejections.append(_reject(state, line, f"the line never says {name!r}"))
@@ -246,6 +254,13 @@ class Verifier:
     def _window(self, line: Line) -> tuple[Line, ...]:
         """The lines just before ``line`` it may leave its time or its object to."""
         return self._batch.lines[max(0, line.number - 1 - _CARRY_LINES) : line.number - 1]
+
+    def _answers_about_else(self, line: Line) -> bool:
+        """Whether ``line`` replies to the assistant's question about something else."""
+        before = self._batch.line(line.number - 1)
+        if before is None or before.role != "assistant" or _SUBJECT.search(line.text):
+            return False
+        return holder.asks_about_else(before.text)
 
     def _said_by_pronoun(self, name: str, line: Line) -> bool:
         """Whether a she/he of the line stands for ``name`` ('I visited her' -> Dagny)."""
@@ -273,8 +288,9 @@ class Verifier:
             user_name=user_name,
             speaker=line.speaker,
         )
-        if isinstance(who, str):
-            result.rejections.append(_reject(state, line, who))
+        if isinstance(who, str) or (who.name == USER and self._answers_about_else(line)):
+            reason = who if isinstance(who, str) else "a reply about something else, not the user"
+            result.rejections.append(_reject(state, line, reason))
             return
         condition = ""
         if self._config.enable_defeasible_logic:
@@ -333,8 +349,11 @@ class Verifier:
         date = self._date(event.when, line, line.said(self._tz)) or self._carried_date(
             event.when, line, result
         )
-        if date is None and _RECURRING.search(line.text):
-            reason = "a habit (it recurs), not a happening"
+        if date is None:
+            # What recurs is a habit; a one-off with no time said is no point on the timeline
+            # ("Done, ordered."): its line stays in the episode for recall to find.
+            recurs = _RECURRING.search(line.text)
+            reason = "a habit (it recurs), not a happening" if recurs else "no date is said"
             result.rejections.append(Rejection("event", line.text, event.model_dump(), reason))
             return
         people = holder.resolve_people(
