@@ -46,6 +46,12 @@ _CONDITION_LEAD = re.compile(
 _CONDITION_TAIL = re.compile(
     r"\s(?:when(?:ever)?|if|unless|during|in case of)\s+(?P<cond>[^,;.]+)[.!]?\s*$", re.I
 )
+# "I work from home on Fridays": the days it holds on are its condition.
+_DAYS_TAIL = re.compile(
+    r"\s(?:on|at)\s+(?P<cond>week(?:end|day)s|(?:mon|tues|wednes|thurs|fri|satur|sun)days)"
+    r"[.!]?\s*$",
+    re.I,
+)
 _HALF = 0.5
 _UNLESS = re.compile(r"\bunless\s+(?P<cond>[^,;.!?]+)", re.I)
 _CONDITION_FILLER = re.compile(
@@ -144,8 +150,10 @@ def conditional_frame(line: str, value: str) -> str:
 
     "Keep answers short unless I ask for detail": short is the rule, and
     "unless" after it names when it does not hold, so it is no condition of it.
+    "I work from home on Fridays": Fridays are when home holds (the office,
+    said otherwise, is the rest of the week), so a weekday plural is one.
     """
-    for pattern in (_CONDITION_LEAD, _CONDITION_TAIL):
+    for pattern in (_CONDITION_LEAD, _CONDITION_TAIL, _DAYS_TAIL):
         m = pattern.search(line)
         if m and value.lower() not in m["cond"].lower():
             if pattern is _CONDITION_TAIL and m[0].strip().lower().startswith("unless"):
@@ -296,6 +304,7 @@ class Verifier:
         if self._config.enable_defeasible_logic:
             condition = tidy_condition(state.condition) or conditional_frame(line.text, value)
             condition = "" if _excepted(condition, value, line.text) else condition
+            value = _without_days(value, condition)
         said = line.said(self._tz)
         since = self._date(state.since, line, said)
         if since is not None and since.date > said.date() and not state.ended:
@@ -439,6 +448,14 @@ def _from_place(place: str, line: str) -> bool:
     """Whether the line says the user is *from* ``place``, not living there."""
     said_from = re.search(rf"\bfrom\s+{re.escape(place)}\b", line, re.I) is not None
     return said_from and _LIVING.search(line) is None
+
+
+def _without_days(value: str, condition: str) -> str:
+    """ "home on Fridays" under the condition "Fridays" is "home"."""
+    m = _DAYS_TAIL.search(value)
+    if m and condition and m["cond"].lower() == condition.lower() and value[: m.start()].strip():
+        return value[: m.start()].strip()
+    return value
 
 
 def _clause_of(line: str, value: str) -> str:

@@ -30,12 +30,14 @@ async def test_moods_wishes_and_replies_about_something_else_are_refused(
         smem,
         ("user", "Ugh, I'm starving at the moment."),  # s1
         ("user", "I'm applying for data analyst jobs."),  # s2
-        ("assistant", "Which test fails?"),  # s3
+        ("assistant", "Which of the tests fails?"),  # s3
         ("user", "The login test, on every run."),  # s4: the test's, not the user's
         ("assistant", "Which city is your favourite?"),  # s5
         ("user", "Utrecht, easily."),  # s6: asked about the user
-        ("user", "I work at Northwind as a QA analyst."),  # s7
-        ("user", "Wow, that's awful."),  # s8
+        ("assistant", "Any favourite cafes?"),  # s7: about the user too
+        ("user", "Mocca, near the canal."),  # s8
+        ("user", "I work at Northwind as a QA analyst."),  # s9
+        ("user", "Wow, that's awful."),  # s10
     )
     llm.script = [
         answer(
@@ -45,8 +47,9 @@ async def test_moods_wishes_and_replies_about_something_else_are_refused(
                 {"line": 2, "attribute": "job_search", "value": "data analyst jobs"},
                 {"line": 4, "attribute": "failing_test", "value": "login test"},
                 {"line": 6, "attribute": "favourite_city", "value": "Utrecht"},
-                {"line": 7, "attribute": "employer", "value": "Northwind"},
-                {"line": 8, "attribute": "opinion", "value": "awful"},
+                {"line": 8, "attribute": "favourite_cafe", "value": "Mocca"},
+                {"line": 9, "attribute": "employer", "value": "Northwind"},
+                {"line": 10, "attribute": "opinion", "value": "awful"},
             ]
         )
     ]
@@ -60,6 +63,7 @@ async def test_moods_wishes_and_replies_about_something_else_are_refused(
     ]
     assert sorted(f.text for f in await smem.facts()) == [
         "user · employer: Northwind",
+        "user · favourite cafe: Mocca",
         "user · favourite city: Utrecht",
         "user · job search: data analyst jobs",
     ]
