@@ -10,10 +10,14 @@ same answer and a replay equals a live run: a later run on changed
 verification code takes seconds, and only the prompts that changed (a batch
 whose prompt names facts the space stored differently) go to the server.
 
-Not stored: a 5xx answer or a failed connection (the server's state, not the
-model's answer), so the next run asks again. Two requests with the same key
-at once share one upstream call (a client that timed out and retried waits
-for the answer it already asked for).
+Every answer the server gave is stored, a refusal too (llama-cpp-python
+answers a ``json_schema`` response format with a 500: the client steps down on
+it, and a replay must too). Not stored: no answer at all (the server is
+unreachable or hung up: the relay answers 502) and a 502/503/504 (a gateway
+or an overloaded server, not an answer to this body), so the next run asks
+again. Two requests with the same key at once share one upstream call (a
+client that timed out and retried waits for the answer it already asked for).
+Delete a file to ask its request again.
 """
 
 from __future__ import annotations
@@ -34,7 +38,8 @@ from starlette.routing import Route
 
 from bench.loopback import serving
 
-_SERVER_ERROR = 500
+# Statuses that say nothing about the request: the server was not there to answer it.
+_NOT_ANSWERS = frozenset({502, 503, 504})
 
 
 @dataclass
@@ -71,13 +76,19 @@ def create_app(upstream: str, directory: Path, stats: CacheStats) -> Starlette:
             headers = {"content-type": request.headers.get("content-type", "application/json")}
             if "authorization" in request.headers:
                 headers["authorization"] = request.headers["authorization"]
-            async with httpx.AsyncClient(timeout=None, trust_env=False) as client:
-                reply = await client.request(
-                    request.method, base + request.url.path, content=body, headers=headers
-                )
+            try:
+                async with httpx.AsyncClient(timeout=None, trust_env=False) as client:
+                    reply = await client.request(
+                        request.method, base + request.url.path, content=body, headers=headers
+                    )
+            except httpx.HTTPError as exc:
+                stats.not_stored += 1
+                message = {"error": {"message": f"answer cache: no answer from {base}: {exc!r}"}}
+                return Response(json.dumps(message), 502, media_type="application/json")
             kind = reply.headers.get("content-type", "application/json")
-            if reply.status_code < _SERVER_ERROR:
+            if reply.status_code not in _NOT_ANSWERS:
                 saved = {"status": reply.status_code, "type": kind, "body": reply.text}
+                saved["request"] = body.decode("utf-8", "replace")  # to read, never replayed
                 partial = stored.with_suffix(".part")
                 partial.write_text(json.dumps(saved, ensure_ascii=False), encoding="utf-8")
                 partial.replace(stored)

@@ -290,7 +290,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.upstream and args.cache is not None:
         s = cache_stats
         print(f"\nanswer cache {args.cache}: {s.hits} replayed, {s.misses} asked upstream "
-              f"({s.not_stored} of them not stored: 5xx)")  # fmt: skip
+              f"({s.not_stored} of them no answer, not stored)")  # fmt: skip
     if args.json is not None:
         args.json.write_text(json.dumps(as_json(results), indent=2, ensure_ascii=False))
 

@@ -18,6 +18,8 @@ BODY = {
     "messages": [{"role": "user", "content": "hi"}],
     "response_format": {"type": "json_object"},
 }
+OTHER = {**BODY, "response_format": {"type": "json_schema"}}
+THIRD = {**BODY, "model": "third"}
 ANSWER = '{"states": [{"about": "user", "attribute": "diet", "value": "vegan", "line": 1}]}'
 
 
@@ -41,7 +43,9 @@ def test_a_repeated_body_is_replayed_and_a_new_one_asked(tmp_path: Path) -> None
     assert len(list(tmp_path.glob("*.json"))) == 3
 
 
-def test_a_stored_answer_needs_no_server_and_a_5xx_is_not_stored(tmp_path: Path) -> None:
+def test_a_stored_answer_needs_no_server_and_only_real_answers_are_stored(
+    tmp_path: Path,
+) -> None:
     script, recorded = Script(sleep_answer=ANSWER, fail_status=503), Recorded()
     with (
         serve(build_upstream(script, recorded)) as served,
@@ -50,13 +54,20 @@ def test_a_stored_answer_needs_no_server_and_a_5xx_is_not_stored(tmp_path: Path)
         failed = httpx.post(f"{url}/chat/completions", json=BODY, trust_env=False)
         script.fail_status = None
         answered = httpx.post(f"{url}/chat/completions", json=BODY, trust_env=False)
+        script.fail_status = 500  # a refusal of this request, as llama-cpp-python gives one
+        httpx.post(f"{url}/chat/completions", json=OTHER, trust_env=False)
     assert (failed.status_code, answered.status_code) == (503, 200)
-    assert len(recorded.requests) == 2
+    assert len(recorded.requests) == 3
     stats = CacheStats()
     with cached_upstream("http://127.0.0.1:9/v1", tmp_path, stats) as url:  # nothing listens
         replayed = httpx.post(f"{url}/chat/completions", json=BODY, trust_env=False)
+        refused = httpx.post(f"{url}/chat/completions", json=OTHER, trust_env=False)
+        unreachable = httpx.post(f"{url}/chat/completions", json=THIRD, trust_env=False)
     assert replayed.content == answered.content
-    assert (stats.hits, stats.misses) == (1, 0)
+    assert refused.status_code == 500  # the server's refusal, replayed as it was given
+    assert unreachable.status_code == 502  # no answer: not stored, asked again next time
+    assert (stats.hits, stats.misses, stats.not_stored) == (2, 1, 1)
+    assert len(list(tmp_path.glob("*.json"))) == 2
 
 
 async def test_sleep_through_a_replay_stores_what_the_live_run_stored(
