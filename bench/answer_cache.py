@@ -5,10 +5,14 @@ server. A ``POST`` (the sleep extraction call) is keyed by the sha256 of the
 exact request body Orma sends; a hit replays the stored status and body, a
 miss asks the server and stores its answer as ``DIR/<key>.json``. A ``GET``
 (``/v1/models``) is keyed the same way on its method and path. Sleep asks at
-temperature 0 (greedy decoding: no seed is drawn), so the same prompt gets the
-same answer and a replay equals a live run: a later run on changed
-verification code takes seconds, and only the prompts that changed (a batch
-whose prompt names facts the space stored differently) go to the server.
+temperature 0 (greedy decoding: no seed is drawn) and builds the same body
+for the same conversation, so a replay gives exactly the answers of the run
+that stored them: a later run on changed verification code takes seconds,
+and only the prompts that changed (a batch whose prompt names facts the
+space stored differently) go to the server. Two *live* runs can still differ
+a little: llama-cpp-python reuses the longest prompt prefix left in its KV
+cache by the request before, and a prefix computed in other chunks rounds
+differently, which now and then flips a greedy token.
 
 Every answer the server gave is stored, a refusal too (llama-cpp-python
 answers a ``json_schema`` response format with a 500: the client steps down on

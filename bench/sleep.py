@@ -14,9 +14,9 @@ is recorded in a space of its own, one episode a turn, then consolidated by
   else its first model), e.g. SmolLM2-135M under llama-cpp-python (about 40
   minutes on two cores: ``--modes ""`` runs it alone). ``--cache DIR`` keeps
   its answers (``bench/answer_cache.py``: keyed by the sha256 of the exact
-  request body; sleep asks at temperature 0, greedy, so a replay is the same
-  as a live run): a rerun on changed verification code takes seconds, and only
-  prompts that changed are asked live (the count is printed).
+  request body; sleep asks at temperature 0, greedy, so a replay is exactly
+  the run that stored them): a rerun on changed verification code takes
+  seconds, and only prompts that changed are asked live (the count is printed).
 
 Everything else is the default configuration, except the timezone (the
 conversations' own, Asia/Kolkata) and ``sleep_backoff_seconds = 0`` (a broken
