@@ -21,6 +21,7 @@ from orma_proxy.sleep import clock, holder, persons
 from orma_proxy.sleep.batch import Batch, Line
 from orma_proxy.sleep.extract import Extraction, RawEvent, RawState
 from orma_proxy.sleep.names import (
+    VAGUE_ATTRIBUTES,
     EmbedTexts,
     forbidden_attribute,
     normalise_attribute,
@@ -324,6 +325,8 @@ class Verifier:
         if not attribute:
             result.rejections.append(_reject(state, line, "attribute has no usable name"))
             return
+        if attribute in VAGUE_ATTRIBUTES and _moved_to(value, line.text):
+            attribute = "home_city"  # "state: Pune" for "I moved to Pune last week"
         if attribute == "home_city" and _from_place(value, line.text):
             attribute = "hometown"  # "I'm Noor, from Lahore": where one comes from
         valid_from = line.said_at
@@ -448,6 +451,12 @@ def _from_place(place: str, line: str) -> bool:
     """Whether the line says the user is *from* ``place``, not living there."""
     said_from = re.search(rf"\bfrom\s+{re.escape(place)}\b", line, re.I) is not None
     return said_from and _LIVING.search(line) is None
+
+
+def _moved_to(place: str, line: str) -> bool:
+    """Whether the line says its speaker lives in or moved to ``place``."""
+    verb = r"(?:live[sd]?|living|moved|moving|relocated|relocating|shifted|based|settled)"
+    return re.search(rf"\b{verb}\s+(?:in|to)\s+{re.escape(place)}\b", line, re.I) is not None
 
 
 def _without_days(value: str, condition: str) -> str:

@@ -119,3 +119,22 @@ async def test_a_corrected_count_replaces_the_count_just_said(
         await _say(mem, ("user", "I have three children."), ("user", "Sorry, two."))
         await mem.sleep()
         assert [f.text for f in await mem.facts()] == ["user · children: two"]
+
+
+async def test_a_vague_slot_over_a_move_is_the_home_city(
+    smem: AsyncMemory, llm: ScriptedLLM, http: httpx.AsyncClient
+) -> None:
+    await _say(smem, ("user", "So I moved to Tromso recently."), ("user", "I love Bergen too."))
+    llm.script = [
+        answer(
+            states=[
+                {"line": 1, "attribute": "status", "value": "Tromso"},
+                {"line": 2, "attribute": "info", "value": "Bergen"},  # no move: stays as said
+            ]
+        )
+    ]
+    await smem.sleeper(http=http).sleep()
+    assert sorted(f.text for f in await smem.facts()) == [
+        "user · home city: Tromso",
+        "user · info: Bergen",
+    ]
