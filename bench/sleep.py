@@ -1,7 +1,7 @@
 """Sleep quality: are the facts sleep stores right, and are the facts worth storing stored?
 
-``python -m bench.sleep [--modes rules,recorded] [--upstream URL [--model NAME]]
-[--cases PREFIX] [--show N] [--json PATH]``
+``python -m bench.sleep [--modes rules,recorded] [--upstream URL [--model NAME]
+[--cache DIR]] [--cases PREFIX] [--show N] [--json PATH]``
 
 Each labelled conversation of ``bench/sleep_cases.py`` (73 of them, 5-20 turns)
 is recorded in a space of its own, one episode a turn, then consolidated by
@@ -12,7 +12,11 @@ is recorded in a space of its own, one episode a turn, then consolidated by
   (errors included), served by ``bench/sleep_llm.py`` on a loopback port;
 - ``upstream``: ``--upstream URL`` (any OpenAI-compatible server; ``--model``,
   else its first model), e.g. SmolLM2-135M under llama-cpp-python (about 40
-  minutes on two cores: ``--modes ""`` runs it alone).
+  minutes on two cores: ``--modes ""`` runs it alone). ``--cache DIR`` keeps
+  its answers (``bench/answer_cache.py``: keyed by the sha256 of the exact
+  request body; sleep asks at temperature 0, greedy, so a replay is exactly
+  the run that stored them): a rerun on changed verification code takes
+  seconds, and only prompts that changed are asked live (the count is printed).
 
 Everything else is the default configuration, except the timezone (the
 conversations' own, Asia/Kolkata) and ``sleep_backoff_seconds = 0`` (a broken
@@ -71,6 +75,7 @@ from zoneinfo import ZoneInfo
 
 import sqlean
 
+from bench.answer_cache import CacheStats, cached_upstream
 from bench.sleep_cases import CASES, Case
 from bench.sleep_llm import PREFIX, recorded_llm
 from bench.sleep_match import StoredEvent, Verdicts, date_label, judge
@@ -244,6 +249,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     parser.add_argument("--upstream", default="", help="also consolidate with this server (/v1)")
     parser.add_argument("--model", default=None, help="the --upstream model (default: its first)")
+    parser.add_argument(
+        "--cache", type=Path, default=None, help="replay/store --upstream's answers in this dir"
+    )
     parser.add_argument("--cases", default="", help="only conversations whose name starts so")
     parser.add_argument("--show", type=int, default=DEFAULT_SHOW, help="list wrong and missed")
     parser.add_argument("--json", type=Path, default=None, help="write the results here")
@@ -257,6 +265,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         sys.exit(f"unknown modes {unknown}: use {', '.join(MODES)} (and --upstream)")
     embedder = load_embedder(OrmaConfig())
     answers = {c.name: list(c.answers) for c in cases}
+    cache_stats = CacheStats()
 
     async def run_all() -> list[ModeResult]:
         results = []
@@ -266,7 +275,10 @@ def main(argv: Sequence[str] | None = None) -> None:
                     results.append(await run_mode(mode, cases, embedder, url, None))
             else:
                 results.append(await run_mode(mode, cases, embedder, "", None))
-        if args.upstream:
+        if args.upstream and args.cache is not None:
+            with cached_upstream(args.upstream, args.cache, cache_stats) as url:
+                results.append(await run_mode("upstream", cases, embedder, url, args.model))
+        elif args.upstream:
             results.append(await run_mode("upstream", cases, embedder, args.upstream, args.model))
         return results
 
@@ -275,6 +287,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(f"{len(cases)} conversations, {turns} turns, {labels} labelled facts", flush=True)
     results = asyncio.run(run_all())
     print(report(results, args.show))
+    if args.upstream and args.cache is not None:
+        s = cache_stats
+        print(f"\nanswer cache {args.cache}: {s.hits} replayed, {s.misses} asked upstream "
+              f"({s.not_stored} of them no answer, not stored)")  # fmt: skip
     if args.json is not None:
         args.json.write_text(json.dumps(as_json(results), indent=2, ensure_ascii=False))
 

@@ -19,24 +19,20 @@ from __future__ import annotations
 
 import json
 import re
-import socket
-import threading
-import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
-import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from bench.loopback import serving
 from bench.sleep_cases import Answer
 
 PREFIX = "recorded:"
 _LINE = re.compile(r"^\[s(?P<n>\d+) \S+ (?P<role>\w+)\] (?P<text>.*)$")
-_STARTUP_SECONDS = 30.0
 
 
 def numbered(prompt: str) -> dict[int, tuple[str, str]]:
@@ -109,22 +105,5 @@ def create_app(answers: Mapping[str, list[Answer]]) -> Starlette:
 @contextmanager
 def recorded_llm(answers: Mapping[str, list[Answer]]) -> Iterator[str]:
     """Serve the recorded answers on a free loopback port (in a thread); yields the base URL."""
-    sock = socket.socket()
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    port = int(sock.getsockname()[1])
-    config = uvicorn.Config(create_app(answers), log_level="warning", lifespan="off", ws="none")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + _STARTUP_SECONDS
-    while not server.started:
-        if not thread.is_alive() or time.monotonic() > deadline:
-            raise RuntimeError("the recorded-answers server did not start")
-        time.sleep(0.01)
-    try:
-        yield f"http://127.0.0.1:{port}/v1"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=30)
-        sock.close()
+    with serving(create_app(answers), "recorded-answers") as url:
+        yield url

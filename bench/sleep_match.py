@@ -3,6 +3,22 @@
 The rules are ``bench/sleep.py``'s docstring ("Matching", "Measures"): entity,
 attribute (core attributes by synonyms), value key, condition and status for a
 state; date label and shared words for an event.
+
+Three alternatives a careful reader calls right as the label is (each the same
+fact worded otherwise, never another fact):
+
+- *how often is not what*: words of frequency ("most days", "every morning",
+  "on weekends", a weekday) in a stored value are not words the label lacks:
+  "habit: cycle to work most days" is ``commute: cycle``;
+- *a condition said in the value*: when one side has a condition and the other
+  none, both are read as value and condition together: "habit: work from home
+  on Fridays" is ``work_location: home | Fridays``, "symptom: sneezing every
+  morning | when: I clean my room" is ``symptom: sneezes when cleaning the room``;
+- *a companion named*: a person the labels know (a holder, or a relation and
+  its name: "with my cousin Rhea") in a stored value is not a word the label
+  lacks: that person is a fact of the conversation too.
+
+And "eats" is a ``diet`` attribute: what someone eats is their diet.
 """
 
 from __future__ import annotations
@@ -30,7 +46,7 @@ CORE_ATTRIBUTES: dict[str, frozenset[str]] = {
         "hometown": "hometown grew_up_in home_town childhood_city origin from",
         "job_title": "job_title occupation job role profession title works_as position designation",
         "employer": "employer company works_at workplace work organisation organization work_place",
-        "diet": "diet dietary_preference diet_type dietary_restriction eating_habit",
+        "diet": "diet dietary_preference diet_type dietary_restriction eating_habit eats",
         "allergy": "allergy allergies allergic_to food_allergy",
         "birthday": "birthday date_of_birth dob birth_date",
         "rule": "rule",
@@ -128,13 +144,27 @@ def key(text: str) -> frozenset[str]:
     return frozenset(words)
 
 
-def values_match(label: str, stored: str) -> bool:
-    """At least half the label's words (one at least), and at most two words it hasn't."""
+def values_match(label: str, stored: str, known: frozenset[str] = frozenset()) -> bool:
+    """At least half the label's words (one at least), and at most two words it hasn't.
+
+    Words of frequency and ``known`` words (the people of the conversation) are
+    not counted as words the label hasn't (the module's docstring).
+    """
     want, got = key(label), key(stored)
     if not want or not got:
         return want == got
     shared = len(want & got)
-    return shared >= max(1, math.ceil(len(want) / 2)) and len(got - want) <= _MAX_EXTRA_WORDS
+    extra = got - want - _FREQUENCY - known
+    return shared >= max(1, math.ceil(len(want) / 2)) and len(extra) <= _MAX_EXTRA_WORDS
+
+
+_FREQUENCY = key(
+    "most days every each daily weekly usually often always sometimes mornings evenings nights "
+    "weekends weekdays monday tuesday wednesday thursday friday saturday sunday mondays tuesdays "
+    "wednesdays thursdays fridays saturdays sundays"
+)
+_CONDITION_WORDS = key("when whenever if during while")
+_RELATION_WORDS = frozenset(w for r in _RELATIONS for w in key(r))
 
 
 def entity_key(name: str) -> str:
@@ -164,17 +194,33 @@ class StoredEvent:
         return f"{self.date or 'undated'}: {self.what}"
 
 
-def _same(label: Fact, s: State, *, entity: bool = True, status: bool = True) -> bool:
+def _same(
+    label: Fact,
+    s: State,
+    *,
+    entity: bool = True,
+    status: bool = True,
+    known: frozenset[str] = frozenset(),
+) -> bool:
     if entity and entity_key(label.entity) != entity_key(s.entity):
         return False
     if status and label.active != s.active:
         return False
     if not attributes_match(label.attribute, s.attribute, s.prohibited):
         return False
-    if not values_match(label.value, s.value):
+    if label.condition and not s.condition:
+        # "work from home on Fridays" for "home | Fridays": the condition is in the value.
+        said = key(label.condition) - _CONDITION_WORDS
+        return values_match(label.value, s.value, known) and said <= key(s.value)
+    if s.condition and not label.condition:
+        # "sneezing | when: I clean my room" for "sneezes when cleaning the room".
+        both = f"{s.value} {s.condition}"
+        shares = bool(key(s.value) & key(label.value))
+        return shares and values_match(label.value, both, known | _CONDITION_WORDS)
+    if not values_match(label.value, s.value, known):
         return False
     if label.condition or s.condition:
-        return bool(label.condition and s.condition) and values_match(label.condition, s.condition)
+        return values_match(label.condition, s.condition)
     return True
 
 
@@ -215,7 +261,8 @@ def _state_verdict(
     case: Case, s: State, people: set[str], junk: Sequence[str]
 ) -> tuple[list[int], str]:
     """The labels ``s`` is right for, or else the kind of its error."""
-    hits = [i for i, f in enumerate(case.states) if _same(f, s)]
+    known = frozenset(w for p in people for w in key(p)) | _RELATION_WORDS
+    hits = [i for i, f in enumerate(case.states) if _same(f, s, known=known)]
     if hits:
         return hits, ""
     if any(s.quote in t for t in junk):

@@ -29,12 +29,14 @@ from orma_proxy.sleep.rule_events import events_in
 from orma_proxy.sleep.rule_habits import habits_in
 from orma_proxy.sleep.rule_patterns import (
     END,
+    NUMBER,
     OCCUPATION,
     PLACE,
     PREDICATES,
     VALUE,
 )
 from orma_proxy.sleep.subjects import Subject, spelt_out, subjects_in
+from orma_proxy.sleep.verify import content_words
 from orma_proxy.text import said_rule, unasserted
 
 __all__ = ["extract_by_rules"]
@@ -76,6 +78,9 @@ _CORRECTED = re.compile(
     r"(?P<value>[^,;.!?]+?)(?:\s+now)?(?=\s*(?:[,;.!?]|$))",
     re.I,
 )
+# "I have two kids." ... "Wait, three kids": a count said again, right (its noun, if any).
+_COUNT = re.compile(rf"\b(?P<n>{NUMBER})\b(?:\s+(?P<noun>[a-z]{{3,}}))?", re.I)
+_CORRECTION_LINES = 3  # how far back the count corrected may have been said
 _MONTH = re.compile(
     r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|\b\d{1,2}(?:st|nd|rd|th)?\b",
     re.I,
@@ -204,6 +209,32 @@ def _correction(line: Line, text: str, before: str, earlier: Sequence[RawState])
     return None
 
 
+def _count_correction(
+    line: Line, text: str, preceding: Sequence[str], earlier: Sequence[RawState]
+) -> RawState | None:
+    """ "I have two kids." then "Wait, three kids!": the user's count just said, made right.
+
+    The number said before with the same noun (any number when the correction
+    names none: "Actually, 4.") is the value of a state of the user's; the new
+    number replaces it in that slot.
+    """
+    if not _CORRECTING.search(text):
+        return None
+    for m in _COUNT.finditer(text):
+        noun = rf"\s+{re.escape(m['noun'])}\b" if m["noun"] else r"\b"
+        said = re.compile(rf"\b(?P<n>{NUMBER}){noun}", re.I)
+        for before in reversed(preceding[-_CORRECTION_LINES:]):
+            old = said.search(before)
+            if old is None or content_words(old["n"]) == content_words(m["n"]):
+                continue
+            for state in reversed(earlier):
+                same = content_words(state.value) == content_words(old["n"])
+                if state.about == "user" and not state.ended and same:
+                    return _state(line, "user", state.attribute, m["n"])
+            return None
+    return None
+
+
 def _read_line(line: Line, preceding: Sequence[str], earlier: Sequence[RawState]) -> Extraction:
     result = Extraction()
     text = line.text
@@ -237,7 +268,9 @@ def _read_line(line: Line, preceding: Sequence[str], earlier: Sequence[RawState]
     )  # fmt: skip
     result.states.extend(_instructions(line, text))
     if not result.states:
-        corrected = _correction(line, text, preceding[-1] if preceding else "", earlier)
+        corrected = _correction(
+            line, text, preceding[-1] if preceding else "", earlier
+        ) or _count_correction(line, text, preceding, earlier)
         if corrected:
             result.states.append(corrected)
     result.events.extend(events_in(line, spelt, preceding))

@@ -23,6 +23,11 @@ from orma_proxy.sleep import persons
 from orma_proxy.text.names import NOT_NAMES, clean_name, names_in
 from orma_proxy.text.stopwords import STOPWORDS
 
+# A question about the person asked ("Which is your favourite?"), or about a thing it points at.
+_ABOUT_YOU = re.compile(r"\b(?:you|your|yours|you're|you've)\b", re.I)
+_POINTS_AT = re.compile(
+    r"\b(?:the|that|this|those|these|it|its|it's|he|she|his|her|they|their|them)\b", re.I
+)
 _USER_WORDS = frozenset({"", USER, "i", "me", "myself", "the user"})
 
 RELATIONS = (
@@ -252,6 +257,18 @@ def _fallback(line: str, value: str, claimed: str, preceding: Sequence[str]) -> 
             if name.lower() == wanted or name.lower().split()[-1] == wanted.split()[-1]:
                 return Holder(name, "named in the text")
     return f"{claimed!r} is not named in the line or before it"
+
+
+def asks_about_else(question: str) -> bool:
+    """Whether ``question`` asks about a thing it points at, not the person asked.
+
+    A reply with no subject of its own is about what it answers: after "What's
+    the error?", "A KeyError on user_id." is the bug's, not a fact of the
+    user's; after "Which one is your favourite?", "Any favourite authors?" or
+    a bare "Where?", the reply is the user's.
+    """
+    text = question.strip()
+    return text.endswith("?") and not _ABOUT_YOU.search(text) and bool(_POINTS_AT.search(text))
 
 
 def resolve_people(

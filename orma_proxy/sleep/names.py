@@ -27,6 +27,10 @@ _NON_WORD = re.compile(r"[^0-9a-z]+")
 _DROP_PREFIXES = ("user_", "users_", "my_", "the_", "current_", "is_", "has_")
 _RULE_PREFIXES = ("forbidden_", "avoid_", "never_", "no_", "dont_", "do_not_", "not_")
 _RULE_FILLER = frozenset("a an the to of with in on for and or any ever use using".split())  # noqa: SIM905
+# Slot names that say nothing of what the value is ("state: Pune", "info: Pune"): the line decides.
+VAGUE_ATTRIBUTES = frozenset(
+    {"state", "status", "info", "fact", "detail", "update", "news", "note", "other", "data"}
+)
 # Canonical slot names for synonyms small models keep producing.
 ALIASES = {
     "city_of_residence": "home_city", "residence": "home_city", "current_city": "home_city",

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["OCCUPATION", "PREDICATES", "RELATION_NAMED", "Predicate"]
+__all__ = ["NUMBER", "OCCUPATION", "PREDICATES", "RELATION_NAMED", "Predicate"]
 
 # A value runs to the end of its clause, without a trailing time phrase.
 VALUE = r"(?P<value>(?:(?:Dr|Mr|Mrs|Ms|Prof|St)\.\s+)?[^,;.!?]+?)"
@@ -34,7 +34,7 @@ _ADV = (
     r"(?:\s+(?:now|also|still|currently|just|only|mostly|actually|really|strictly|fully|"
     r"finally|recently|originally|both|usually|always))*"
 )
-_NUMBER = (
+NUMBER = (
     r"(?:\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|"
     r"fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|"
     r"seventy|eighty|ninety)(?:[-\s](?:one|two|three|four|five|six|seven|eight|nine))?"
@@ -139,9 +139,9 @@ PREDICATES: tuple[Predicate, ...] = (
                             r"celiac\s+disease|coeliac\s+disease|adhd|eczema|psoriasis|"
                             r"high\s+blood\s+pressure|cancer|depression|anxiety))\b"),
     # age, languages
-    _p("age", rf"{_BE}\s+(?P<value>{_NUMBER})(?:\s+(?i:years?\s+old|years|yo))?"
+    _p("age", rf"{_BE}\s+(?P<value>{NUMBER})(?:\s+(?i:years?\s+old|years|yo))?"
               rf"(?=\s*(?:[,;.!]|\band\b|$))", first=True),
-    _p("age", rf"{_BE}\s+(?P<value>{_NUMBER}\s+(?i:years?|months?)\s+old)\b"),
+    _p("age", rf"{_BE}\s+(?P<value>{NUMBER}\s+(?i:years?|months?)\s+old)\b"),
     _p("language", r"\s+(?i:speak|speaks)\s+(?P<value>[A-Z][a-z]+(?:(?:,\s*|\s+and\s+)"
                    r"[A-Z][a-z]+)*)"),
     _p("learning", rf"{_BE}{_ADV}\s+(?i:learning)\s+(?P<value>[A-Z][a-z]+)\b"),
@@ -150,5 +150,5 @@ PREDICATES: tuple[Predicate, ...] = (
                    rf"\s+{VALUE}{END}"),
     _p("avoids", rf"\s+(?i:avoids?)\s+{VALUE}{END}"),
     _p("prefers", rf"\s+(?i:prefers?)\s+{VALUE}{END}"),
-    _p("children", rf"\s+(?i:have|has)\s+(?P<value>{_NUMBER})\s+(?i:kids|children)\b"),
+    _p("children", rf"\s+(?i:have|has)\s+(?P<value>{NUMBER})\s+(?i:kids|children)\b"),
 )  # fmt: skip

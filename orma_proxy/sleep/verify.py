@@ -21,6 +21,7 @@ from orma_proxy.sleep import clock, holder, persons
 from orma_proxy.sleep.batch import Batch, Line
 from orma_proxy.sleep.extract import Extraction, RawEvent, RawState
 from orma_proxy.sleep.names import (
+    VAGUE_ATTRIBUTES,
     EmbedTexts,
     forbidden_attribute,
     normalise_attribute,
@@ -28,7 +29,7 @@ from orma_proxy.sleep.names import (
     value_key,
 )
 from orma_proxy.sleep.report import RejectedKind, Rejection
-from orma_proxy.text import read_rule, unasserted
+from orma_proxy.text import passing, read_rule, sought, unasserted
 from orma_proxy.text.stopwords import STOPWORDS
 
 _WORD = re.compile(r"[\w']+")
@@ -45,6 +46,12 @@ _CONDITION_LEAD = re.compile(
 )
 _CONDITION_TAIL = re.compile(
     r"\s(?:when(?:ever)?|if|unless|during|in case of)\s+(?P<cond>[^,;.]+)[.!]?\s*$", re.I
+)
+# "I work from home on Fridays": the days it holds on are its condition.
+_DAYS_TAIL = re.compile(
+    r"\s(?:on|at)\s+(?P<cond>week(?:end|day)s|(?:mon|tues|wednes|thurs|fri|satur|sun)days)"
+    r"[.!]?\s*$",
+    re.I,
 )
 _HALF = 0.5
 _UNLESS = re.compile(r"\bunless\s+(?P<cond>[^,;.!?]+)", re.I)
@@ -72,6 +79,8 @@ _RECURRING = re.compile(
 )
 _PRONOUN_WORD = re.compile(r"\b(?:she|he|her|him|his|she's|he's)\b", re.I)
 _SUBJECT = re.compile(r"\b(?:i|i'm|i've|we|we're|he|she|they|it|it's|you|my|our)\b", re.I)
+# Slots that hold what someone wants ("job_search: product manager roles"), not what they have.
+_WANTING = re.compile(r"search|seek|look|goal|plan|want|wish|target|hope|aim|apply|interest", re.I)
 _NAMING = re.compile(r"\b(?:i'm|i am|my name is|call me|this is|name's|name is)\s+", re.I)
 
 
@@ -142,8 +151,10 @@ def conditional_frame(line: str, value: str) -> str:
 
     "Keep answers short unless I ask for detail": short is the rule, and
     "unless" after it names when it does not hold, so it is no condition of it.
+    "I work from home on Fridays": Fridays are when home holds (the office,
+    said otherwise, is the rest of the week), so a weekday plural is one.
     """
-    for pattern in (_CONDITION_LEAD, _CONDITION_TAIL):
+    for pattern in (_CONDITION_LEAD, _CONDITION_TAIL, _DAYS_TAIL):
         m = pattern.search(line)
         if m and value.lower() not in m["cond"].lower():
             if pattern is _CONDITION_TAIL and m[0].strip().lower().startswith("unless"):
@@ -230,6 +241,12 @@ class Verifier:
         if len(state.attribute) > _MAX_RAW_ATTRIBUTE:
             result.rejections.append(_reject(state, line, "attribute is not a name"))
             return None
+        why = passing(state.attribute, value, line.text)
+        if why is None and not _WANTING.search(state.attribute) and sought(value, line.text):
+            why = "the line says it is wanted, not had"
+        if why is not None:
+            result.rejections.append(_reject(state, line, why))
+            return None
         name = unsaid_name(value, line.text)
         if name is not None and not self._said_by_pronoun(name, line):
             result.rejections.append(_reject(state, line, f"the line never says {name!r}"))
@@ -246,6 +263,13 @@ class Verifier:
     def _window(self, line: Line) -> tuple[Line, ...]:
         """The lines just before ``line`` it may leave its time or its object to."""
         return self._batch.lines[max(0, line.number - 1 - _CARRY_LINES) : line.number - 1]
+
+    def _answers_about_else(self, line: Line) -> bool:
+        """Whether ``line`` replies to the assistant's question about something else."""
+        before = self._batch.line(line.number - 1)
+        if before is None or before.role != "assistant" or _SUBJECT.search(line.text):
+            return False
+        return holder.asks_about_else(before.text)
 
     def _said_by_pronoun(self, name: str, line: Line) -> bool:
         """Whether a she/he of the line stands for ``name`` ('I visited her' -> Dagny)."""
@@ -273,13 +297,15 @@ class Verifier:
             user_name=user_name,
             speaker=line.speaker,
         )
-        if isinstance(who, str):
-            result.rejections.append(_reject(state, line, who))
+        if isinstance(who, str) or (who.name == USER and self._answers_about_else(line)):
+            reason = who if isinstance(who, str) else "a reply about something else, not the user"
+            result.rejections.append(_reject(state, line, reason))
             return
         condition = ""
         if self._config.enable_defeasible_logic:
             condition = tidy_condition(state.condition) or conditional_frame(line.text, value)
             condition = "" if _excepted(condition, value, line.text) else condition
+            value = _without_days(value, condition)
         said = line.said(self._tz)
         since = self._date(state.since, line, said)
         if since is not None and since.date > said.date() and not state.ended:
@@ -299,6 +325,8 @@ class Verifier:
         if not attribute:
             result.rejections.append(_reject(state, line, "attribute has no usable name"))
             return
+        if attribute in VAGUE_ATTRIBUTES and _moved_to(value, line.text):
+            attribute = "home_city"  # "state: Pune" for "I moved to Pune last week"
         if attribute == "home_city" and _from_place(value, line.text):
             attribute = "hometown"  # "I'm Noor, from Lahore": where one comes from
         valid_from = line.said_at
@@ -333,8 +361,11 @@ class Verifier:
         date = self._date(event.when, line, line.said(self._tz)) or self._carried_date(
             event.when, line, result
         )
-        if date is None and _RECURRING.search(line.text):
-            reason = "a habit (it recurs), not a happening"
+        if date is None:
+            # What recurs is a habit; a one-off with no time said is no point on the timeline
+            # ("Done, ordered."): its line stays in the episode for recall to find.
+            recurs = _RECURRING.search(line.text)
+            reason = "a habit (it recurs), not a happening" if recurs else "no date is said"
             result.rejections.append(Rejection("event", line.text, event.model_dump(), reason))
             return
         people = holder.resolve_people(
@@ -420,6 +451,20 @@ def _from_place(place: str, line: str) -> bool:
     """Whether the line says the user is *from* ``place``, not living there."""
     said_from = re.search(rf"\bfrom\s+{re.escape(place)}\b", line, re.I) is not None
     return said_from and _LIVING.search(line) is None
+
+
+def _moved_to(place: str, line: str) -> bool:
+    """Whether the line says its speaker lives in or moved to ``place``."""
+    verb = r"(?:live[sd]?|living|moved|moving|relocated|relocating|shifted|based|settled)"
+    return re.search(rf"\b{verb}\s+(?:in|to)\s+{re.escape(place)}\b", line, re.I) is not None
+
+
+def _without_days(value: str, condition: str) -> str:
+    """ "home on Fridays" under the condition "Fridays" is "home"."""
+    m = _DAYS_TAIL.search(value)
+    if m and condition and m["cond"].lower() == condition.lower() and value[: m.start()].strip():
+        return value[: m.start()].strip()
+    return value
 
 
 def _clause_of(line: str, value: str) -> str:

@@ -5,7 +5,9 @@ that carry no meaning (``STOPWORDS``), CJK character pairs (``cjk_grams``), the
 plain-English kinds of fact (``groups_of``), identifiers in any spelling
 (``find_identifiers``), the date terms of a line or a query (``date_terms``,
 ``query_dates``), how a rule is said (``read_rule``) and whether a sentence
-asserts anything at all (``unasserted``: not a question, guess or wish).
+asserts anything at all (``unasserted``: not a question, guess or wish), whether
+a value is wanted rather than had (``sought``) and whether a state is of the
+moment (``passing``: a feeling, the weather, a reaction).
 """
 
 from orma_proxy.text.attributes import (
@@ -29,8 +31,9 @@ from orma_proxy.text.dates import (
 from orma_proxy.text.files import TEXT_SUFFIXES, FilePiece, check_text_file, read_pieces
 from orma_proxy.text.grams import SQL_FUNCTION, cjk_grams, has_cjk, query_grams
 from orma_proxy.text.identifiers import Identifier, find_identifiers, same
-from orma_proxy.text.moods import Mood, mood, unasserted
+from orma_proxy.text.moods import Mood, mood, sought, unasserted
 from orma_proxy.text.names import NOT_NAMES, clean_name, names_in
+from orma_proxy.text.passing import passing
 from orma_proxy.text.prohibitions import Prohibition, read_rule, said_rule
 from orma_proxy.text.segment import Segment, split_sentences
 from orma_proxy.text.speaker import leading_speaker, split_said
@@ -64,12 +67,14 @@ __all__ = [
     "leading_speaker",
     "mood",
     "names_in",
+    "passing",
     "query_dates",
     "query_grams",
     "read_pieces",
     "read_rule",
     "said_rule",
     "same",
+    "sought",
     "split_said",
     "split_sentences",
     "state_attributes",

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-__all__ = ["Mood", "mood", "unasserted"]
+__all__ = ["Mood", "mood", "sought", "unasserted"]
 
 Mood = Literal["statement", "question", "request", "guess", "hypothetical", "reported", "wish"]
 
@@ -86,6 +86,13 @@ _WISH = re.compile(
     r"|i\s+(?:hope|dream)\s+(?:to|of)\b|(?:some\s?day|one\s+day)\b)",
     re.I,
 )
+# "I'm looking for product manager roles": what follows is wanted, not had.
+_SEEKING = re.compile(
+    r"\b(?:looking|searching|hunting|applying|interviewing|hoping|aiming)\s+(?:for|to|at)\b",
+    re.I,
+)
+# Clause boundaries: what is sought in one clause says nothing of the next.
+_CLAUSE_BREAK = re.compile(r"[;.!?]|,\s*(?:but|and|so)\b|\s+but\s+", re.I)
 _REASONS: dict[Mood, str] = {
     "question": "the line asks a question",
     "request": "the line asks for something",
@@ -131,3 +138,22 @@ def unasserted(sentence: str) -> str | None:
     """Why no fact may be drawn from ``sentence`` (a question, a guess...), or None."""
     found = mood(sentence)
     return None if found == "statement" else _REASONS[found]
+
+
+def sought(value: str, sentence: str) -> bool:
+    """Whether ``sentence`` says ``value`` is wanted rather than had.
+
+    "I'm looking for product manager roles" names no job title, "we're
+    hunting for a flat in Pune" no home: a value after "looking for",
+    "applying to", "hoping for" in its clause is a wish, whatever slot a reader
+    might file it under. "I work at Zenbridge but I'm looking for a new job"
+    still works at Zenbridge: only the seeking clause is read. "She wants a
+    summary first" is a standing preference, not a search.
+    """
+    where = sentence.lower().find(value.lower().strip())
+    if where < 0:
+        return False
+    clause_start = 0
+    for m in _CLAUSE_BREAK.finditer(sentence[:where]):
+        clause_start = m.end()
+    return _SEEKING.search(sentence[clause_start:where]) is not None

@@ -78,13 +78,13 @@ async def test_a_lease_held_by_another_process_blocks_until_it_expires(
 async def test_a_failure_mid_apply_leaves_the_batch_pending_and_nothing_half_written(
     smem: AsyncMemory, llm: ScriptedLLM, http: httpx.AsyncClient
 ) -> None:
-    await smem.add("I'm Sahil. I live in Pune. I work at Zerodha.", role="user")
+    await smem.add("I'm Sahil. I live in Pune. I joined Zerodha in 2024.", role="user")
     three = answer(
         states=[
             {"line": 2, "attribute": "home_city", "value": "Pune"},
             {"line": 3, "attribute": "employer", "value": "Zerodha"},
         ],
-        events=[{"line": 3, "what": "work at Zerodha"}],
+        events=[{"line": 3, "what": "joined Zerodha", "when": "in 2024"}],
         user_name="Sahil",
     )
     # The disk "fails" on the second state insert, inside the batch's transaction.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from orma_proxy.text.moods import mood, unasserted
+from orma_proxy.text.moods import mood, sought, unasserted
 
 
 @pytest.mark.parametrize(
@@ -50,3 +50,18 @@ def test_only_statements_assert() -> None:
     assert unasserted("I rent a flat in Delft.") is None
     assert unasserted("Do you know a good locksmith?") == "the line asks a question"
     assert unasserted("I guess the printer is broken.") == "the line is a guess"
+
+
+@pytest.mark.parametrize(
+    ("value", "sentence", "expected"),
+    [
+        ("data analyst", "I'm applying for data analyst jobs this month.", True),
+        ("Utrecht", "We're hunting for a bigger flat in Utrecht.", True),
+        ("Northwind", "I work at Northwind but I'm looking for something new.", False),
+        ("Delft", "I moved to Delft, looking for a bike now.", False),
+        ("short replies", "My manager wants short replies.", False),  # a preference
+        ("QA analyst", "I work as a QA analyst.", False),
+    ],
+)
+def test_a_value_looked_for_is_wanted_not_had(value: str, sentence: str, expected: bool) -> None:
+    assert sought(value, sentence) is expected
