@@ -93,9 +93,9 @@ def config(
     """Show every setting, its value in effect, where that value came from and what it does.
 
     Values come from ORMA_* environment variables (ORMA_BUDGET_TOKENS=2000;
-    ORMA_DIR for the data directory) over <data dir>/config.toml (or the file
-    ORMA_CONFIG names) over the built-in defaults. Commands take their own
-    options on top, e.g. `orma proxy --upstream`.
+    ORMA_DIR for the data directory, ORMA_DB for the database) over
+    <data dir>/config.toml (or the file ORMA_CONFIG names) over the built-in
+    defaults. Commands take their own options on top, e.g. `orma proxy --upstream`.
     """
     cli = state(ctx)
     loaded = load_config(OrmaConfig, {} if db is None else {"db_path": db})
