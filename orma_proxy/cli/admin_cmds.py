@@ -75,12 +75,13 @@ def sleep(
 
 
 def settings(config: OrmaConfig) -> dict[str, Any]:
-    """Every field, JSON-ready: ``db_path`` resolved, secrets only saying whether they are set."""
+    """Every field, JSON-ready: ``db_path`` resolved (None when the memory is in PostgreSQL),
+    secrets only saying whether they are set."""
     values = config.model_dump(mode="json")
     for name, field in OrmaConfig.model_fields.items():
         if not field.repr:
             values[name] = HIDDEN if values[name] else None
-    values["db_path"] = str(config.resolved_db_path())
+    values["db_path"] = None if config.db_url else str(config.resolved_db_path())
     return values
 
 
