@@ -30,7 +30,7 @@ from orma_proxy import Memory
 from orma_proxy.embed.onnx import OnnxEmbedder
 from tests.helpers.rawdb import rows
 from tests.helpers.scripted_upstream import chunk_event
-from tests.helpers.serving import free_port, serve
+from tests.helpers.serving import free_port, serve, wait_until_healthy
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "My locker code is 88415."
@@ -96,16 +96,7 @@ def test_cli_purge_binds_a_reply_the_proxy_process_is_streaming(
     )  # fmt: skip
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                if httpx.get(f"{url}/health", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert proxy.poll() is None, "orma proxy died"
-            assert time.monotonic() < deadline, "orma proxy did not come up"
-            time.sleep(0.2)
+        wait_until_healthy(url, proxy, "orma proxy")
 
         chat = {"model": "m", "stream": True, "messages": [{"role": "user", "content": QUESTION}]}
         with httpx.stream("POST", f"{url}/v1/chat/completions", json=chat, timeout=180) as reply:
