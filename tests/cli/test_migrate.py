@@ -77,3 +77,13 @@ def test_migrate_refuses_a_memory_in_use_and_a_missing_source(
     missing = orma("migrate", tmp_path / "nowhere.db", tmp_path / "new.db")
     assert missing.exit_code == 1 and "no memory at" in missing.stderr
     assert not (tmp_path / "new.db").exists()
+
+
+@pytest.mark.both_backends
+def test_import_names_where_it_wrote(orma: Orma, db: Path | str, tmp_path: Path) -> None:
+    source, dump = tmp_path / "source.db", tmp_path / "memory.jsonl"
+    assert orma("add", "Cy sings in a choir.", "--db", source).exit_code == 0
+    assert orma("export", "--db", source, "-o", dump).exit_code == 0
+    loaded = orma("import", dump, "--db", db, "--json")
+    assert loaded.exit_code == 0, loaded.stderr
+    assert json.loads(loaded.stdout) == {"records": 2, "db": str(db)}  # episode, sentence
