@@ -102,7 +102,7 @@ def migrate(
 
     The same as `orma export --db SRC | orma import - --db DST`: every space,
     fact, history and audit line; DST must hold no memory yet; vectors are
-    embedded anew with SRC's model. SRC is only read.
+    embedded anew with SRC's model. SRC's memory is left as it was.
 
     Example: orma migrate ~/.orma/memory.db postgresql://orma:pw@db:5432/orma
     """
