@@ -1,7 +1,7 @@
 """PostgreSQL's ``orma_fold`` (migration 0003) folds exactly the letters FTS5 folds, as FTS5 does.
 
 FTS5's ``unicode61 remove_diacritics 2`` is asked about every letter and mark
-past ASCII, each alone between two ``q``; a letter it turns into other ASCII
+past ASCII in planes 0 and 1, each alone between two ``q``; a letter it turns into other ASCII
 letters must come out of ``lower(orma_fold(...))`` the same, and every other
 character must come out of ``orma_fold`` untouched.
 """
@@ -42,7 +42,7 @@ async def test_orma_fold_is_fts5_s_diacritics_folding(
         pass  # the migrations ran
     chars = [
         chr(cp)
-        for cp in range(0x80, 0x30000)
+        for cp in range(0x80, 0x20000)  # planes 2-3 hold CJK only: nothing folds
         if unicodedata.category(chr(cp)).startswith(("L", "M"))
     ]
     texts = [f"q{c}q" for c in chars]
