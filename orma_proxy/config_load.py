@@ -2,6 +2,9 @@
 
 Each field ``x`` is read from ``ORMA_X`` (``home`` from ``ORMA_DIR``) and from
 the key ``x`` of ``<home>/config.toml`` (or the file ``ORMA_CONFIG`` names).
+``ORMA_DB`` names the database as ``--db`` does (a SQLite file or a PostgreSQL
+URL): it sets ``db_path`` and clears ``db_url``, and the model moves a URL to
+``db_url``; it cannot be set beside ``ORMA_DB_PATH`` or ``ORMA_DB_URL``.
 Values are validated by ``OrmaConfig`` itself; an unknown TOML key or a bad
 value anywhere is a ``ConfigError`` naming where it came from. The origin of
 every value is kept so ``orma config`` can say why a value is what it is.
@@ -34,10 +37,14 @@ log = logging.getLogger(__name__)
 
 ENV_PREFIX = "ORMA_"
 HOME_ENV = "ORMA_DIR"
+DB_ENV = "ORMA_DB"
+DB_FIELDS = ("db_path", "db_url")
 FILE_ENV = "ORMA_CONFIG"
 FILE_NAME = "config.toml"
 # Read by their own commands in their own formats, not as OrmaConfig fields.
-OTHER_ENV = frozenset({HOME_ENV, FILE_ENV, "ORMA_API_KEYS", "ORMA_API_KEYS_FILE", "ORMA_MCP_SPACE"})
+OTHER_ENV = frozenset(
+    {HOME_ENV, FILE_ENV, DB_ENV, "ORMA_API_KEYS", "ORMA_API_KEYS_FILE", "ORMA_MCP_SPACE"}
+)
 # Fields a variable cannot set: the proxy reads ORMA_API_KEYS as 'key=space,...;...'.
 NOT_FROM_ENV = frozenset({"api_keys"})
 
@@ -95,6 +102,8 @@ def load_config(
         for key, value in source.items():
             values[key] = value
             origins[key] = f"env {env_name(key)}" if origin == "env" else origin
+    if DB_ENV in environ and set(DB_FIELDS) <= set(fields):
+        _db_from_env(environ, overrides, values, origins)
     try:
         config = model(**values)
     except ValidationError as exc:
@@ -109,6 +118,21 @@ def load_config(
     for name in ignored:
         log.warning("%s is not an Orma setting; ignored", name)
     return LoadedConfig(config, origins, path, path.is_file(), ignored)
+
+
+def _db_from_env(
+    environ: Mapping[str, str],
+    overrides: Mapping[str, Any],
+    values: dict[str, Any],
+    origins: dict[str, str],
+) -> None:
+    """``ORMA_DB`` as ``--db``: the file or URL replaces what the file said (code still wins)."""
+    for key in DB_FIELDS:
+        if env_name(key) in environ:
+            raise ConfigError(f"set {DB_ENV} or {env_name(key)}, not both")
+    if not set(DB_FIELDS) & set(overrides):
+        values.update(zip(DB_FIELDS, (environ[DB_ENV], None), strict=True))
+        origins.update(dict.fromkeys(DB_FIELDS, f"env {DB_ENV}"))
 
 
 def _from_env(fields: Mapping[str, FieldInfo], environ: Mapping[str, str]) -> dict[str, Any]:

@@ -46,6 +46,14 @@ def config(tmp_path: Path, backend: str, request: pytest.FixtureRequest) -> Orma
     return config
 
 
+@pytest.fixture
+def db(tmp_path: Path, backend: str, request: pytest.FixtureRequest) -> Path | str:
+    """The ``--db`` of the test: a file under tmp_path, or a PostgreSQL database's URL."""
+    if backend == "postgres":
+        return str(request.getfixturevalue("pg_url"))
+    return tmp_path / "memory.db"
+
+
 @pytest.fixture(scope="session")
 def pg_server() -> Iterator[object]:
     """One private PostgreSQL + pgvector server for the whole session (pgserver)."""

@@ -75,12 +75,13 @@ def sleep(
 
 
 def settings(config: OrmaConfig) -> dict[str, Any]:
-    """Every field, JSON-ready: ``db_path`` resolved, secrets only saying whether they are set."""
+    """Every field, JSON-ready: ``db_path`` resolved (None when the memory is in PostgreSQL),
+    secrets only saying whether they are set."""
     values = config.model_dump(mode="json")
     for name, field in OrmaConfig.model_fields.items():
         if not field.repr:
             values[name] = HIDDEN if values[name] else None
-    values["db_path"] = str(config.resolved_db_path())
+    values["db_path"] = None if config.db_url else str(config.resolved_db_path())
     return values
 
 
@@ -93,9 +94,9 @@ def config(
     """Show every setting, its value in effect, where that value came from and what it does.
 
     Values come from ORMA_* environment variables (ORMA_BUDGET_TOKENS=2000;
-    ORMA_DIR for the data directory) over <data dir>/config.toml (or the file
-    ORMA_CONFIG names) over the built-in defaults. Commands take their own
-    options on top, e.g. `orma proxy --upstream`.
+    ORMA_DIR for the data directory, ORMA_DB for the database) over
+    <data dir>/config.toml (or the file ORMA_CONFIG names) over the built-in
+    defaults. Commands take their own options on top, e.g. `orma proxy --upstream`.
     """
     cli = state(ctx)
     loaded = load_config(OrmaConfig, {} if db is None else {"db_path": db})

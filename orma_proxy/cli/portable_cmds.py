@@ -1,8 +1,11 @@
-"""Data portability: ``export``, ``import``, ``rebuild`` and ``backup``."""
+"""Data portability: ``export``, ``import``, ``migrate``, ``rebuild`` and ``backup``."""
 
 from __future__ import annotations
 
+import dataclasses
+import os
 import sys
+import threading
 from pathlib import Path
 from typing import Annotated
 
@@ -22,6 +25,8 @@ from orma_proxy.cli.shared_options import (
     state,
 )
 from orma_proxy.embed.models import KNOWN
+from orma_proxy.errors import InputError
+from orma_proxy.memory.sync import Memory
 
 app = typer.Typer()
 
@@ -73,10 +78,89 @@ def import_(
         with cli.err.status("Importing…"):
             count = memory.import_jsonl(sys.stdin if source == Path(STDIO) else source)
         embed_pending(cli.err, memory, "Embedding", None)
+        where = memory.stats().path
     if json_out:
-        print_json({"records": count, "db": str(memory.path)})
+        print_json({"records": count, "db": where})
     else:
-        say(cli.out, f"Imported {count:,} records into {memory.path}.")
+        say(cli.out, f"Imported {count:,} records into {where}.")
+
+
+@app.command(rich_help_panel=PANEL)
+def migrate(
+    ctx: typer.Context,
+    source: Annotated[
+        str,
+        typer.Argument(help="The memory to copy.", metavar="SRC", show_default=False),
+    ],
+    target: Annotated[
+        str,
+        typer.Argument(help="An empty memory to fill.", metavar="DST", show_default=False),
+    ],
+    json_out: JsonOption = False,
+) -> None:
+    """Copy a whole memory between SQLite files and PostgreSQL URLs, either way, ids kept.
+
+    The same as `orma export --db SRC | orma import - --db DST`: every space,
+    fact, history and audit line; DST must hold no memory yet; vectors are
+    embedded anew with SRC's model. SRC's memory is left as it was.
+
+    Example: orma migrate ~/.orma/memory.db postgresql://orma:pw@db:5432/orma
+    """
+    cli = state(ctx)
+    with open_memory(cli, source, must_exist=True, background_index=False) as src:
+        given = src.stats()
+        with open_memory(
+            dataclasses.replace(cli, embedder=src.embedder), target, must_exist=False
+        ) as dst:
+            held = dst.stats()
+            if held.episodes:
+                raise InputError(
+                    f"{held.path} already holds a memory: migrate fills only an empty one "
+                    "(nothing was changed)"
+                )
+            say(cli.err, f"Copying {given.episodes:,} episodes from {given.path} to {held.path}…")
+            with cli.err.status("Copying…"):
+                counts = _pipe(src, dst)
+            embed_pending(cli.err, dst, "Embedding", None)
+    total = sum(counts.values())
+    if json_out:
+        print_json({"records": total, "counts": counts, "from": given.path, "to": held.path})
+        return
+    shown = ", ".join(f"{n:,} {kind}" for kind, n in counts.items() if n)
+    say(
+        cli.out, f"Migrated {total:,} records ({shown or 'none'}) from {given.path} to {held.path}."
+    )
+
+
+def _pipe(src: Memory, dst: Memory) -> dict[str, int]:
+    """``src``'s export streamed into ``dst``'s import through a pipe: never on disk whole."""
+    read_end, write_end = os.pipe()
+    exported: dict[str, int] = {}
+    failed: list[BaseException] = []
+
+    def export() -> None:
+        try:
+            with os.fdopen(write_end, "w", encoding="utf-8", newline="\n") as out:
+                exported.update(src.export_jsonl(out))
+        except BrokenPipeError:
+            pass  # the import stopped reading: its own error says why
+        except BaseException as exc:  # handed to the command's thread
+            failed.append(exc)
+
+    writer = threading.Thread(target=export, name="orma-migrate-export", daemon=True)
+    writer.start()
+    try:
+        with os.fdopen(read_end, encoding="utf-8", newline="\n") as lines:
+            dst.import_jsonl(lines)
+    except BaseException:
+        writer.join()  # the pipe is closed: the export ends too
+        if failed:  # a broken export reads as a truncated file: say what broke it
+            raise failed[0] from None
+        raise
+    writer.join()
+    if failed:
+        raise failed[0]
+    return exported
 
 
 @app.command(rich_help_panel=PANEL)

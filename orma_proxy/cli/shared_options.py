@@ -139,7 +139,7 @@ DbOption = Annotated[
     typer.Option(
         "--db",
         help="SQLite file, or a PostgreSQL URL (postgresql://user:pass@host:5432/orma).  "
-        "\\[default: $ORMA_DIR/memory.db, else ~/.orma/memory.db]",
+        "\\[default: $ORMA_DB, else $ORMA_DIR/memory.db, else ~/.orma/memory.db]",
         metavar="PATH|URL",
         show_default=False,
     ),

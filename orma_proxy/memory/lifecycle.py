@@ -18,7 +18,7 @@ from typing import Any, Self
 
 import numpy as np
 
-from orma_proxy.config import OrmaConfig
+from orma_proxy.config import OrmaConfig, is_db_url
 from orma_proxy.embed.base import Embedder, Vectors, fit
 from orma_proxy.embed.models import load_embedder
 from orma_proxy.errors import ConfigError, OrmaError
@@ -44,6 +44,8 @@ class Lifecycle:
         model: str | None = None,
         config: OrmaConfig | None = None,
         embedder: Embedder | None = None,
+        *,
+        url: str | None = None,
     ) -> None:
         updates: dict[str, Any] = {}
         if upstream is not None:
@@ -51,8 +53,13 @@ class Lifecycle:
         if model is not None:
             updates["model"] = model
         self.config = (config or OrmaConfig.load()).model_copy(update=updates)
-        if path is not None:  # a SQLite file, or a PostgreSQL URL
-            self.config = self.config.with_db(path)
+        if url is not None and (path is not None or not is_db_url(url)):
+            raise ConfigError(
+                "url= takes a PostgreSQL URL (postgresql://user:pass@host:5432/orma), "
+                "path= a SQLite file; give one of them"
+            )
+        if path is not None or url is not None:  # a SQLite file, or a PostgreSQL URL
+            self.config = self.config.with_db(url or path or "")
         if embedder is not None and not isinstance(embedder, Embedder):
             raise ConfigError(
                 "embedder must have model_id, dim and embed(list[str]) -> (n, dim) float32"

@@ -61,10 +61,11 @@ def _shutdown(memory: AsyncMemory, runner: _LoopThread) -> None:
 
 
 class Memory:
-    """Long-term memory on one SQLite file (synchronous API).
+    """Long-term memory on one SQLite file, or in PostgreSQL (synchronous API).
 
-    ``Memory(path=None, upstream=None, model=None, config=None, embedder=None)``;
-    the database defaults to ``~/.orma/memory.db`` (or ``$ORMA_DIR/memory.db``).
+    ``Memory(path=None, upstream=None, model=None, config=None, embedder=None, *, url=None)``;
+    the database defaults to ``~/.orma/memory.db`` (or ``$ORMA_DIR/memory.db``, or
+    ``$ORMA_DB``); ``url="postgresql://…"`` (or such a ``path``) puts it in PostgreSQL.
     """
 
     def __init__(
@@ -75,9 +76,10 @@ class Memory:
         config: OrmaConfig | None = None,
         embedder: Embedder | None = None,
         *,
+        url: str | None = None,
         reindex: bool = False,
     ) -> None:
-        self._async = AsyncMemory(path, upstream, model, config, embedder)
+        self._async = AsyncMemory(path, upstream, model, config, embedder, url=url)
         self._runner = _LoopThread()
         try:
             self._runner.run(self._async.open(reindex=reindex))

@@ -23,14 +23,6 @@ def orma_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture
-def db(tmp_path: Path, backend: str, request: pytest.FixtureRequest) -> Path | str:
-    """The ``--db`` of the test: a file under tmp_path, or a PostgreSQL database's URL."""
-    if backend == "postgres":
-        return str(request.getfixturevalue("pg_url"))
-    return tmp_path / "memory.db"
-
-
-@pytest.fixture
 def orma(embedder: OnnxEmbedder) -> Orma:
     """Run ``orma ARGS...`` in-process with the session's already loaded model."""
     runner = CliRunner()

@@ -28,6 +28,11 @@ def test_config_says_where_each_value_came_from(
     table = orma("config").stdout
     assert f"Config file: {orma_home / 'config.toml'}" in table
     assert "env ORMA_SEARCH_K" in table
+    monkeypatch.setenv("ORMA_DB", "postgresql://orma:secret@db:5432/orma")
+    on_server = json.loads(orma("config", "--json").stdout)
+    assert (on_server["db_path"], on_server["db_url"]) == (None, "(hidden)")
+    assert on_server["origins"]["db_url"] == "env ORMA_DB"
+    assert "secret" not in orma("config").stdout
 
 
 def test_a_bad_config_file_is_one_clear_error(orma: Orma, orma_home: Path) -> None:

@@ -37,8 +37,9 @@ def _run(home: Path, argv: list[str]) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.fixture
-def db(tmp_path: Path) -> Path:
-    db = tmp_path / "memory.db"
+def db(tmp_path: Path, backend: str, request: pytest.FixtureRequest) -> Path | str:
+    """A memory holding one note: a file, or on ``both_backends`` a PostgreSQL database."""
+    db = request.getfixturevalue("pg_url") if backend == "postgres" else tmp_path / "memory.db"
     added = _run(tmp_path / "home", _argv("add", "My dentist is Dr. Rao in Kothrud.", "--db", db))
     assert added.returncode == 0, added.stderr
     return db
@@ -67,7 +68,10 @@ def test_routine_commands_and_their_refusals_say_nothing_on_stderr(
     assert "embedding model: all-MiniLM-L6-v2-int8 (384 dims, from " in told.stderr
 
 
-def test_orma_up_without_a_browser_prints_where_the_web_ui_is(tmp_path: Path, db: Path) -> None:
+@pytest.mark.both_backends
+def test_orma_up_without_a_browser_prints_where_the_web_ui_is(
+    tmp_path: Path, db: Path | str
+) -> None:
     port = free_port()
     env = {**_env(tmp_path / "home"), "ORMA_UPSTREAM": f"http://127.0.0.1:{free_port()}/v1"}
     argv = _argv("up", "--no-browser", "--db", db, "--port", str(port))
@@ -90,6 +94,7 @@ def test_orma_up_without_a_browser_prints_where_the_web_ui_is(tmp_path: Path, db
             proc.kill()
             out, err = proc.communicate()
     assert health is not None and health.status_code == 200, err
+    assert health.json()["database"] == {"path": str(db), "episodes": 1, "ok": True}
     assert out == f"http://127.0.0.1:{port}/\n"  # printed before serving, so it is there by now
     assert f"web UI on http://127.0.0.1:{port}/" in err
 

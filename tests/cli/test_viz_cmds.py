@@ -32,11 +32,12 @@ def _wait_for(url: str, proc: subprocess.Popen[str], timeout: float = 120.0) -> 
 
 
 @pytest.mark.slow
+@pytest.mark.both_backends
 def test_orma_viz_serves_the_page_without_an_llm_and_never_consolidates(
-    tmp_path: Path, embedder: OnnxEmbedder
+    tmp_path: Path, embedder: OnnxEmbedder, config: OrmaConfig
 ) -> None:
-    db = tmp_path / "memory.db"
-    with Memory(config=OrmaConfig(home=tmp_path / "home", db_path=db), embedder=embedder) as mem:
+    db = config.db_url or config.resolved_db_path()
+    with Memory(config=config, embedder=embedder) as mem:
         mem.forbid("Never chain PowerShell commands with semicolons.", space="alice")
         mem.add("I live in Pune.", space="alice")
     port = free_port()

@@ -17,6 +17,8 @@ from tests.helpers.serving import serve
 
 SECRET = "The alarm code is 80417."
 
+pytestmark = pytest.mark.both_backends
+
 
 @pytest.fixture
 def proxy(config: OrmaConfig, embedder: OnnxEmbedder) -> Iterator[str]:

@@ -15,24 +15,9 @@ from orma_proxy import AsyncMemory, OrmaConfig
 from orma_proxy.embed.onnx import OnnxEmbedder
 from orma_proxy.errors import InputError
 from orma_proxy.store.accesses import unpack_times
-from tests.helpers.life import PUNE, exported, remember, shown
+from tests.helpers.life import PUNE, UNICODE, exported, lived, remember, shown
 from tests.helpers.postgres import fresh_database
 from tests.helpers.rawdb import rows
-
-UNICODE = '我住在东京。 Ich heiße Jürgen 🙂 and I say "hi"\\ a lot.\nTabs\there.'
-
-
-async def _lived(mem: AsyncMemory) -> None:
-    """A memory with every kind of record: spaces, sleep, corrections, releases, a purge."""
-    await remember(mem)
-    await remember(mem, space="work")
-    await mem.add(UNICODE, space="work", role="user", metadata={"kind": "décision", "n": 1.5})
-    await mem.supersede("Pune", "Bangalore")
-    released = await mem.release("my old job")
-    await mem.unrelease(released.release_id or 0)
-    await mem.release("my dentist", space="work")
-    await mem.add("Temporary password: hunter2hunter2.")
-    await mem.purge("hunter2hunter2")
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
@@ -53,7 +38,7 @@ async def other(
 async def test_export_import_export_gives_the_same_bytes(
     amem: AsyncMemory, other: AsyncMemory
 ) -> None:
-    await _lived(amem)
+    await lived(amem)
     first = await exported(amem)
     header, *records = [json.loads(line) for line in first.splitlines()]
     assert header["format"] == "orma-export" and header["version"] == 1
@@ -82,7 +67,7 @@ async def test_export_import_export_gives_the_same_bytes(
 
 
 async def test_a_space_exports_alone(amem: AsyncMemory, tmp_path: Path) -> None:
-    await _lived(amem)
+    await lived(amem)
     path = tmp_path / "work.jsonl"
     counts = await amem.export_jsonl(path, "work")
     lines = path.read_text("utf-8").splitlines()

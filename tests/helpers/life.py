@@ -15,6 +15,7 @@ JOB = (
 )
 CAT = "We adopted a grey cat called Biscuit in March."
 NOTES = (PUNE, DENTIST, *JOB, "My sister Asha lives in Delhi.", CAT)
+UNICODE = '我住在东京。 Ich heiße Jürgen 🙂 and I say "hi"\\ a lot.\nTabs\there.'
 
 
 async def remember(mem: AsyncMemory, *, space: str = "default") -> dict[str, int]:
@@ -23,6 +24,19 @@ async def remember(mem: AsyncMemory, *, space: str = "default") -> dict[str, int
     await mem.flush()
     await mem.sleep(space)
     return ids
+
+
+async def lived(mem: AsyncMemory) -> None:
+    """A memory with every kind of record: spaces, sleep, corrections, releases, a purge."""
+    await remember(mem)
+    await remember(mem, space="work")
+    await mem.add(UNICODE, space="work", role="user", metadata={"kind": "décision", "n": 1.5})
+    await mem.supersede("Pune", "Bangalore")
+    released = await mem.release("my old job")
+    await mem.unrelease(released.release_id or 0)
+    await mem.release("my dentist", space="work")
+    await mem.add("Temporary password: hunter2hunter2.")
+    await mem.purge("hunter2hunter2")
 
 
 async def exported(mem: AsyncMemory, space: str | None = None) -> str:

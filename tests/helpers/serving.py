@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import socket
+import subprocess
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+import httpx
 import uvicorn
 from starlette.types import ASGIApp
 
@@ -50,3 +52,19 @@ def serve(app: ASGIApp, *, startup_timeout: float = 30.0) -> Iterator[Served]:
     finally:
         server.should_exit = True
         thread.join(timeout=30)
+
+
+def wait_until_healthy(
+    url: str, process: subprocess.Popen[bytes], name: str, timeout: float = 120.0
+) -> None:
+    """Until ``process`` (an ``orma proxy`` on ``url``) answers ``/health`` with 200."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            if httpx.get(f"{url}/health", timeout=1).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        assert process.poll() is None, process.stdout.read().decode() if process.stdout else ""
+        assert time.monotonic() < deadline, f"{name} did not come up"
+        time.sleep(0.2)

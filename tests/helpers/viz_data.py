@@ -73,8 +73,9 @@ class Seeded:
     ids: dict[str, int]
 
     @property
-    def db(self) -> Path:
-        return self.config.resolved_db_path()
+    def db(self) -> Path | str:
+        """The SQLite file, or the PostgreSQL URL (``rawdb`` reads either)."""
+        return self.config.db_url or self.config.resolved_db_path()
 
     def rule(self, value: str) -> int:
         sql = "SELECT id FROM states WHERE space = 'alice' AND prohibited = 1 AND value = ?"
@@ -100,11 +101,11 @@ def chat(url: str, space: str, text: str) -> None:
     assert answer.status_code == 200, answer.text
 
 
-def episodes(db: Path, space: str) -> int:
+def episodes(db: Path | str, space: str) -> int:
     return int(scalar(db, "SELECT count(*) FROM episodes WHERE space = ?", space))
 
 
-def wait_consolidated(db: Path, space: str, at_least: int, timeout: float = 60.0) -> None:
+def wait_consolidated(db: Path | str, space: str, at_least: int, timeout: float = 60.0) -> None:
     """Until ``space`` holds ``at_least`` episodes, every one behind sleep's watermark."""
     deadline = time.monotonic() + timeout
     sql = (
@@ -120,7 +121,9 @@ def wait_consolidated(db: Path, space: str, at_least: int, timeout: float = 60.0
     raise AssertionError(f"space {space!r} was not consolidated in {timeout}s")
 
 
-def converse(served: str, script: Script, db: Path, space: str, text: str, answer: object) -> None:
+def converse(
+    served: str, script: Script, db: Path | str, space: str, text: str, answer: object
+) -> None:
     """One user turn through the proxy, consolidated with ``answer`` as the model's extraction."""
     before = episodes(db, space)
     script.sleep_answer = json.dumps(answer)
@@ -135,21 +138,18 @@ async def _add_pending(config: OrmaConfig, embedder: OnnxEmbedder) -> None:
 
 
 @contextmanager
-def seeded(home: Path, embedder: OnnxEmbedder) -> Iterator[Seeded]:
-    """The seeded proxy, served until the block ends."""
+def seeded(home: Path, embedder: OnnxEmbedder, db: Path | str | None = None) -> Iterator[Seeded]:
+    """The seeded proxy, served until the block ends; ``db`` a file or URL (default: in home)."""
     script, recorded = Script(), Recorded()
     with serve(build_upstream(script, recorded)) as upstream:
         config = OrmaConfig(
-            home=home,
-            db_path=home / "memory.db",
-            upstream=f"{upstream.url}/v1",
-            sleep_after_episodes=2,
-        )
+            home=home, upstream=f"{upstream.url}/v1", sleep_after_episodes=2
+        ).with_db(db or home / "memory.db")
         app = create_app(config, embedder=embedder)
         with serve(app) as proxy:
             _seed(proxy, script, config)
             asyncio.run(_add_pending(config, embedder))
-            db = config.resolved_db_path()
+            db = config.db_url or config.resolved_db_path()
             ids = {
                 str(name): int(number)
                 for name, number in rows(db, "SELECT name, id FROM entities WHERE space = 'alice'")
@@ -158,7 +158,7 @@ def seeded(home: Path, embedder: OnnxEmbedder) -> Iterator[Seeded]:
 
 
 def _seed(proxy: Served, script: Script, config: OrmaConfig) -> None:
-    db = config.resolved_db_path()
+    db = config.db_url or config.resolved_db_path()
     converse(proxy.url, script, db, "alice", FIRST_TURN, FIRST_ANSWER)
     converse(proxy.url, script, db, "alice", MOVE_TURN, MOVE_ANSWER)
     converse(proxy.url, script, db, "bob", BOB_TURN, BOB_ANSWER)

@@ -7,7 +7,6 @@ tests call the tools, then read the database the server wrote.
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 import sys
 import time
 from collections.abc import AsyncIterator
@@ -21,9 +20,10 @@ from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.types import CallToolResult, TextContent
 
+from tests.helpers.rawdb import rows
 from tests.helpers.serving import free_port
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.both_backends]
 
 ROOT = Path(__file__).resolve().parents[2]
 TOOLS = {
@@ -44,7 +44,7 @@ class Agent:
     """A connected client session, and everything that was not protocol on stdout."""
 
     session: ClientSession
-    db: Path
+    db: Path | str
     stray: list[Exception] = field(default_factory=list)
 
     async def call(self, tool: str, **arguments: Any) -> CallToolResult:
@@ -62,10 +62,9 @@ def _text(result: CallToolResult) -> str:
 
 
 @asynccontextmanager
-async def connect(tmp_path: Path) -> AsyncIterator[Agent]:
-    """Spawn ``orma mcp`` and open a session (a context manager, not a fixture: anyio's
-    scopes must close in the task that opened them)."""
-    db = tmp_path / "memory.db"
+async def connect(tmp_path: Path, db: Path | str) -> AsyncIterator[Agent]:
+    """Spawn ``orma mcp --db DB`` (a file or a PostgreSQL URL) and open a session (a context
+    manager, not a fixture: anyio's scopes must close in the task that opened them)."""
     upstream = f"http://127.0.0.1:{free_port()}/v1"  # nothing listens: sleep uses rules
     params = StdioServerParameters(
         command=sys.executable,
@@ -88,16 +87,8 @@ async def connect(tmp_path: Path) -> AsyncIterator[Agent]:
             yield Agent(session, db, stray)
 
 
-def _rows(db: Path, sql: str) -> list[tuple[Any, ...]]:
-    conn = sqlite3.connect(db)
-    try:
-        return conn.execute(sql).fetchall()
-    finally:
-        conn.close()
-
-
-async def test_every_tool_over_a_real_stdio_session(tmp_path: Path) -> None:
-    async with connect(tmp_path) as agent:
+async def test_every_tool_over_a_real_stdio_session(tmp_path: Path, db: Path | str) -> None:
+    async with connect(tmp_path, db) as agent:
         await _every_tool(agent)
 
 
@@ -151,16 +142,16 @@ async def _every_tool(agent: Agent) -> None:
     assert [f["active"] for f in history if f["id"] == home["id"]] == [False]
 
     assert agent.stray == []
-    assert _rows(agent.db, f"SELECT active, end_reason FROM states WHERE id = {home['id']}") == [
+    assert rows(agent.db, f"SELECT active, end_reason FROM states WHERE id = {home['id']}") == [
         (0, "forgotten")
     ]
-    assert _rows(agent.db, "SELECT count(*) FROM episodes WHERE space = 'default'") == [(21,)]
-    kinds_stored = _rows(agent.db, "SELECT json_extract(metadata, '$.kind') FROM episodes")
+    assert rows(agent.db, "SELECT count(*) FROM episodes WHERE space = 'default'") == [(21,)]
+    kinds_stored = rows(agent.db, "SELECT json_extract(metadata, '$.kind') FROM episodes")
     assert ("decision",) in kinds_stored
 
 
-async def test_mistakes_come_back_as_error_results(tmp_path: Path) -> None:
-    async with connect(tmp_path) as agent:
+async def test_mistakes_come_back_as_error_results(tmp_path: Path, db: Path | str) -> None:
+    async with connect(tmp_path, db) as agent:
         await _mistakes(agent)
 
 
@@ -182,4 +173,4 @@ async def _mistakes(agent: Agent) -> None:
     still = await agent.ok("orma_facts", space="ops")  # the server survived every mistake
     assert [f["id"] for f in still["facts"]] == [other["id"]]
     assert agent.stray == []
-    assert _rows(agent.db, "SELECT space, active FROM states") == [("ops", 1)]
+    assert rows(agent.db, "SELECT space, active FROM states") == [("ops", 1)]

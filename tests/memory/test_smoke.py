@@ -7,6 +7,7 @@ import pytest
 from orma import Memory as AliasMemory
 from orma_proxy import AsyncMemory, Memory, OrmaConfig
 from orma_proxy.embed.onnx import OnnxEmbedder
+from orma_proxy.errors import ConfigError
 
 pytestmark = pytest.mark.both_backends
 
@@ -43,3 +44,20 @@ def test_a_postgresql_url_as_the_path_opens_that_database(
     assert (reopened.db_url, reopened.db_path) == (pg_url, None)
     with Memory(config=reopened, embedder=embedder) as memory:
         assert memory.search("cello").passages[0].text == "Bea plays the cello."
+
+
+def test_url_and_orma_db_name_a_postgresql_database(
+    pg_url: str, config: OrmaConfig, embedder: OnnxEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with Memory(url=pg_url, config=config, embedder=embedder) as memory:
+        assert memory.location == pg_url
+        memory.add("Bea plays the cello.")
+    assert not config.resolved_db_path().exists()
+    monkeypatch.setenv("ORMA_DIR", str(config.home))
+    monkeypatch.setenv("ORMA_DB", pg_url)  # as --db: what Memory() opens without a config
+    with Memory(embedder=embedder) as memory:
+        assert memory.location == pg_url
+        assert memory.search("cello").passages[0].text == "Bea plays the cello."
+    for wrong in ({"url": str(config.resolved_db_path())}, {"url": pg_url, "path": pg_url}):
+        with pytest.raises(ConfigError, match="url= takes a PostgreSQL URL"):
+            Memory(config=config, embedder=embedder, **wrong)

@@ -83,3 +83,25 @@ def test_orma_config_names_another_file_and_a_missing_file_is_fine(tmp_path: Pat
     assert loaded.config.enable_sutra_packing is False and loaded.file == other
     missing = load_config(OrmaConfig, environ={"ORMA_DIR": str(tmp_path / "none")})
     assert not missing.file_found and missing.config.enable_sutra_packing is True
+
+
+def test_orma_db_names_the_database_as_db_does(tmp_path: Path) -> None:
+    url = "postgresql://orma:secret@db:5432/orma"
+    write(tmp_path, f'db_url = "{url}"\n')
+    on_file = {"ORMA_DIR": str(tmp_path), "ORMA_DB": str(tmp_path / "other.db")}
+    loaded = load_config(OrmaConfig, environ=on_file)
+    assert (loaded.config.db_path, loaded.config.db_url) == (tmp_path / "other.db", None)
+    assert loaded.origins["db_path"] == loaded.origins["db_url"] == "env ORMA_DB"
+    on_server = load_config(OrmaConfig, environ={**on_file, "ORMA_DB": url}).config
+    assert (on_server.db_path, on_server.db_url) == (None, url)
+    in_code = load_config(OrmaConfig, {"db_path": tmp_path / "code.db"}, environ=on_file).config
+    assert in_code.db_path == tmp_path / "code.db"
+    for old in ("ORMA_DB_URL", "ORMA_DB_PATH"):
+        with pytest.raises(ConfigError, match=f"set ORMA_DB or {old}, not both"):
+            load_config(OrmaConfig, environ={**on_file, old: url})
+    assert (
+        load_config(
+            OrmaConfig, environ={"ORMA_DIR": str(tmp_path), "ORMA_DB_URL": url}
+        ).config.db_url
+        == url
+    )

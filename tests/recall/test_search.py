@@ -132,3 +132,24 @@ def test_score_aware_fusion_weighs_a_weak_second_place_by_its_score() -> None:
     # A list without positive scores is fused by rank alone.
     flat = rrf_fuse([[5, 6]], rrf_k=60, scores=[{5: 0.0, 6: 0.0}], power=0.5)
     assert flat == pytest.approx({5: 1 / 61, 6: 1 / 62})
+
+
+async def test_diacritics_fold_as_fts5_folds_them_and_the_text_stays_whole(
+    amem: AsyncMemory,
+) -> None:
+    amem.config.enable_semantic = False  # words only: what matched is the folding
+    cafe = await amem.add("We met at the Café Müller in Zürich.")
+    plain = await amem.add("The cafe on the corner sells naive art.")
+    decomposed = await amem.add("Her re\u0301sume\u0301 lists a cafe\u0301 job.")  # marks apart
+    for query, expected in (
+        ("cafe", {cafe, plain, decomposed}),
+        ("CAFÉ", {cafe, plain, decomposed}),
+        ("mueller muller", {cafe}),
+        ("zurich", {cafe}),
+        ("naïve", {plain}),
+        ("résumé", {decomposed}),
+    ):
+        found = {p.episode_id for p in (await amem.search(query)).passages}
+        assert found == expected, query
+    texts = [p.text for p in (await amem.search("zurich")).passages]
+    assert texts == ["We met at the Café Müller in Zürich."]  # stored as said

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -37,14 +36,13 @@ def proxy(proxy_config: OrmaConfig, upstream: Upstream, embedder: OnnxEmbedder) 
 
 
 @pytest.fixture
-def guarded(upstream: Upstream, tmp_path: Path, embedder: OnnxEmbedder) -> Iterator[str]:
+def guarded(proxy_config: OrmaConfig, embedder: OnnxEmbedder) -> Iterator[str]:
     """A proxy with API keys on (alice's key, an admin key) and an upstream key; its URL."""
-    config = OrmaConfig(
-        home=tmp_path,
-        db_path=tmp_path / "m.db",
-        upstream=f"{upstream.url}/v1",
-        api_keys=parse_keys("key-alice=alice;key-admin=*"),
-        upstream_api_key=UPSTREAM_KEY,
+    config = proxy_config.model_copy(
+        update={
+            "api_keys": parse_keys("key-alice=alice;key-admin=*"),
+            "upstream_api_key": UPSTREAM_KEY,
+        }
     )
     with Memory(config=config, embedder=embedder) as mem:
         mem.add("Alice's secret is the blue door.", space="alice")

@@ -20,6 +20,7 @@ def bearer(key: str) -> dict[str, str]:
     return {"authorization": f"Bearer {key}"}
 
 
+@pytest.mark.both_backends
 def test_requests_without_a_valid_key_get_401(guarded: str, upstream: Upstream) -> None:
     for headers in ({}, bearer("wrong"), {"authorization": "Basic a2V5LWFsaWNl"}):
         response = httpx.post(f"{guarded}/v1/chat/completions", json=CHAT, headers=headers)
@@ -32,6 +33,7 @@ def test_requests_without_a_valid_key_get_401(guarded: str, upstream: Upstream) 
     assert httpx.get(f"{guarded}/health").status_code == 200  # for HEALTHCHECK
 
 
+@pytest.mark.both_backends
 def test_a_key_only_reaches_its_own_spaces(guarded: str, upstream: Upstream) -> None:
     url = f"{guarded}/v1/chat/completions"
     own = httpx.post(url, json=CHAT, headers=bearer("key-alice"))

@@ -8,11 +8,9 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 from langchain_openai import ChatOpenAI
 from openai import AsyncOpenAI, OpenAI
@@ -21,7 +19,7 @@ from orma_proxy import Memory, OrmaConfig
 from orma_proxy.embed.onnx import OnnxEmbedder
 from tests.helpers.proxy import wait_for_episodes
 from tests.helpers.scripted_upstream import Upstream
-from tests.helpers.serving import free_port
+from tests.helpers.serving import free_port, wait_until_healthy
 
 
 @pytest.fixture
@@ -38,16 +36,7 @@ def orma_process(upstream: Upstream, tmp_path: Path, embedder: OnnxEmbedder) -> 
         env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
     )  # fmt: skip
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            if httpx.get(f"{url}/health", timeout=1).status_code == 200:
-                break
-        except httpx.TransportError:
-            pass
-        assert process.poll() is None, process.stdout.read().decode() if process.stdout else ""
-        assert time.monotonic() < deadline, "orma proxy did not come up"
-        time.sleep(0.2)
+    wait_until_healthy(url, process, "orma proxy", timeout=60)
     try:
         yield url
     finally:

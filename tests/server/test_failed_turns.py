@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import httpx
+import pytest
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
@@ -30,18 +31,19 @@ CHAT = {"model": "m", "messages": [{"role": "user", "content": SAID}]}
 MARKED = "SELECT role, text, json_extract(metadata, '$.failed') FROM episodes ORDER BY id"
 
 
-def _episodes(db: Path, count: int) -> list[tuple[object, ...]]:
+def _episodes(db: Path | str, count: int) -> list[tuple[object, ...]]:
     deadline = time.monotonic() + 10
     while len(found := rows(db, MARKED)) < count and time.monotonic() < deadline:
         time.sleep(0.05)
     return found
 
 
+@pytest.mark.both_backends
 def test_a_turn_sent_while_the_upstream_was_down_is_marked_and_its_retry_counts(
-    upstream: Upstream, tmp_path: Path, embedder: OnnxEmbedder
+    upstream: Upstream, config: OrmaConfig, embedder: OnnxEmbedder
 ) -> None:
-    db = tmp_path / "m.db"
-    down = OrmaConfig(home=tmp_path, db_path=db, upstream=f"http://127.0.0.1:{free_port()}/v1")
+    db = config.db_url or config.resolved_db_path()
+    down = config.model_copy(update={"upstream": f"http://127.0.0.1:{free_port()}/v1"})
     with serve(create_app(down, embedder=embedder)) as proxy:
         for stream in (False, True):  # the client tries twice while the upstream is down
             response = httpx.post(
@@ -49,7 +51,7 @@ def test_a_turn_sent_while_the_upstream_was_down_is_marked_and_its_retry_counts(
             )
             assert response.status_code == 502
         assert _episodes(db, 2) == [("user", SAID, "upstream_unreachable")] * 2
-    up = OrmaConfig(home=tmp_path, db_path=db, upstream=f"{upstream.url}/v1")
+    up = config.model_copy(update={"upstream": f"{upstream.url}/v1"})
     with serve(create_app(up, embedder=embedder)) as proxy:
         assert httpx.post(f"{proxy.url}/v1/chat/completions", json=CHAT).status_code == 200
         assert _episodes(db, 4)[2:] == [("user", SAID, None), ("assistant", "Hello there!", None)]
@@ -63,13 +65,14 @@ def test_a_turn_sent_while_the_upstream_was_down_is_marked_and_its_retry_counts(
         assert block.text.count("Thimbleweed") == 1, block.text
 
 
+@pytest.mark.both_backends
 def test_a_turn_the_upstream_refused_is_kept_marked_with_its_status(proxy: Proxy) -> None:
     """Nothing a user said is dropped: an error answer marks the turn instead."""
     proxy.upstream.script.fail_status = 503
     for stream in (False, True):
         response = httpx.post(f"{proxy.url}/v1/chat/completions", json={**CHAT, "stream": stream})
         assert response.status_code == 503
-    db = proxy.config.resolved_db_path()
+    db = proxy.config.db_url or proxy.config.resolved_db_path()
     assert _episodes(db, 2) == [("user", SAID, "upstream_status_503")] * 2
 
 

@@ -82,6 +82,7 @@ def test_stream_breaking_off_ends_with_an_error_event_and_done(
     assert rows[1][:2] == ("assistant", "ab") and rows[1][2]["partial"] is True
 
 
+@pytest.mark.both_backends
 def test_client_leaving_mid_stream_closes_upstream_and_records_partial(
     proxy: Proxy, embedder: OnnxEmbedder
 ) -> None:

@@ -1,7 +1,8 @@
 """The proxy's recorder: turns stored in the background, bound by purges made in any process.
 
-A second ``AsyncMemory`` on the same file stands for another process (the CLI):
-it shares nothing with the recorder's memory but the database.
+A second ``AsyncMemory`` on the same file stands for another process (the CLI),
+or on PostgreSQL another replica: it shares nothing with the recorder's memory
+but the database.
 """
 
 from __future__ import annotations
@@ -30,9 +31,10 @@ async def other(config: OrmaConfig, embedder: OnnxEmbedder) -> AsyncIterator[Asy
 
 
 def _texts(mem: AsyncMemory) -> list[str]:
-    return [str(r[0]) for r in rows(mem.path, "SELECT text FROM episodes ORDER BY id")]
+    return [str(r[0]) for r in rows(mem.location, "SELECT text FROM episodes ORDER BY id")]
 
 
+@pytest.mark.both_backends
 async def test_a_reply_streaming_during_a_purge_elsewhere_is_not_recorded(
     amem: AsyncMemory, other: AsyncMemory
 ) -> None:
@@ -47,6 +49,7 @@ async def test_a_reply_streaming_during_a_purge_elsewhere_is_not_recorded(
     assert _texts(amem) == ["What is my locker code?"]
 
 
+@pytest.mark.both_backends
 async def test_a_purge_that_matched_nothing_yet_still_binds_the_turn_on_its_way(
     amem: AsyncMemory, other: AsyncMemory
 ) -> None:
@@ -61,6 +64,7 @@ async def test_a_purge_that_matched_nothing_yet_still_binds_the_turn_on_its_way(
     assert _texts(amem) == ["Noted."]
 
 
+@pytest.mark.both_backends
 async def test_a_chat_begun_after_a_purge_is_recorded_whole(
     amem: AsyncMemory, other: AsyncMemory
 ) -> None:
@@ -75,6 +79,7 @@ async def test_a_chat_begun_after_a_purge_is_recorded_whole(
     assert _texts(amem) == [SECRET, "Noted."]
 
 
+@pytest.mark.both_backends
 async def test_a_purge_in_another_space_leaves_this_one_alone(
     amem: AsyncMemory, other: AsyncMemory
 ) -> None:
@@ -122,6 +127,7 @@ async def test_tombstones_match_as_purge_matches(amem: AsyncMemory, writer: Writ
             assert stone.found_in(text) == bool(found), (text, target)
 
 
+@pytest.mark.both_backends
 async def test_a_lone_surrogate_in_the_reply_costs_no_turn(amem: AsyncMemory) -> None:
     """The exchange is one commit: an unencodable reply must not take the question with it."""
     recorder = Recorder(amem)

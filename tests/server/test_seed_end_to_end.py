@@ -93,6 +93,7 @@ async def _facts(config: OrmaConfig, embedder: OnnxEmbedder) -> list[tuple[str, 
         return sorted((f.text, f.active, f.since) for f in found)
 
 
+@pytest.mark.both_backends
 def test_the_seeds_worked_examples_end_to_end(proxy: Proxy, embedder: OnnxEmbedder) -> None:
     today = datetime.now().astimezone().date()
     for text in SAID:

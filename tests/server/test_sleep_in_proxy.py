@@ -6,7 +6,6 @@ import asyncio
 import json
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
@@ -19,15 +18,12 @@ from tests.helpers.proxy import Proxy
 from tests.helpers.scripted_upstream import Upstream
 from tests.helpers.serving import serve
 
+pytestmark = pytest.mark.both_backends
+
 
 @pytest.fixture
-def sleepy(upstream: Upstream, tmp_path: Path, embedder: OnnxEmbedder) -> Iterator[Proxy]:
-    config = OrmaConfig(
-        home=tmp_path,
-        db_path=tmp_path / "m.db",
-        upstream=f"{upstream.url}/v1",
-        sleep_after_episodes=2,
-    )
+def sleepy(proxy_config: OrmaConfig, upstream: Upstream, embedder: OnnxEmbedder) -> Iterator[Proxy]:
+    config = proxy_config.model_copy(update={"sleep_after_episodes": 2})
     app = create_app(config, embedder=embedder)
     with serve(app) as served:
         yield Proxy(served.url, config, upstream, app)

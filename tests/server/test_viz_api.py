@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
+from contextlib import ExitStack
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -11,27 +12,33 @@ from typing import Any
 import httpx
 import pytest
 
-from orma_proxy import AsyncMemory
+from orma_proxy import AsyncMemory, OrmaConfig
 from orma_proxy.embed.onnx import OnnxEmbedder
 from orma_proxy.server import create_app
+from tests.helpers.postgres import fresh_database
 from tests.helpers.rawdb import scalar
 from tests.helpers.serving import serve
 from tests.helpers.viz_data import PENDING_NOTE, Seeded, chat, seeded
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.both_backends]
 
 
-@pytest.fixture(scope="module")
-def viz(tmp_path_factory: pytest.TempPathFactory, embedder: OnnxEmbedder) -> Iterator[Seeded]:
-    """Shared by the tests that only read."""
-    with seeded(tmp_path_factory.mktemp("viz"), embedder) as memory:
-        yield memory
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def viz(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, embedder: OnnxEmbedder
+) -> Iterator[Seeded]:
+    """Shared by the tests that only read: one seeded memory on each backend."""
+    with ExitStack() as stack:
+        db = None
+        if request.param == "postgres":
+            db = stack.enter_context(fresh_database(request.getfixturevalue("pg_server")))
+        yield stack.enter_context(seeded(tmp_path_factory.mktemp("viz"), embedder, db))
 
 
 @pytest.fixture
-def fresh(tmp_path: Path, embedder: OnnxEmbedder) -> Iterator[Seeded]:
-    """For the tests that change memory."""
-    with seeded(tmp_path / "home", embedder) as memory:
+def fresh(tmp_path: Path, embedder: OnnxEmbedder, config: OrmaConfig) -> Iterator[Seeded]:
+    """For the tests that change memory (on the ``backend`` of ``config``)."""
+    with seeded(tmp_path / "home", embedder, config.db_url) as memory:
         yield memory
 
 

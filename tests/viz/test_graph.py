@@ -66,6 +66,7 @@ def _fill(conn: Connection, now: float) -> None:
     add_accesses(conn, [Access("big", "state", s, now - 60 * k) for s in hot for k in range(3)], 3)
 
 
+@pytest.mark.both_backends
 async def test_a_large_space_keeps_rules_and_the_most_active_and_says_so(
     amem: AsyncMemory, reader: Reader, writer: Writer
 ) -> None:
@@ -82,7 +83,7 @@ async def test_a_large_space_keeps_rules_and_the_most_active_and_says_so(
         f"Showing the 2,000 most active of {STATES + HUBS + 1:,} nodes (rules first); "
         f"the other {STATES + HUBS + 1 - 2_000:,} are left out."
     )
-    ids = [int(r[0]) for r in rows(amem.path, "SELECT id FROM states ORDER BY id")]
+    ids = [int(r[0]) for r in rows(amem.location, "SELECT id FROM states ORDER BY id")]
     assert [node.kind for node in graph.nodes[:RULES]] == ["rule"] * RULES
     hot = [shown[f"state:{state}"] for state in ids[-HOT:]]  # recalled minutes ago
     cold = [n for n in graph.nodes[RULES:] if n.kind == "state" and n not in hot]

@@ -1,7 +1,8 @@
 """PostgreSQL's search channels: each a ``hits(id, score)`` statement for ``store/passages.py``.
 
 Keywords match the generated ``tsv`` column (the ``orma`` configuration: English
-stems, no stop words; date terms as they are) through its GIN index, ranked by
+stems, no stop words, diacritics folded by ``orma_fold`` as FTS5 folds them, on
+the query too; date terms as they are) through its GIN index, ranked by
 BM25 as FTS5 ranks them; CJK pairs match the ``grams`` column, ranked by
 ``ts_rank``. The query's terms are the same as SQLite's (``keywords.query_terms``),
 each quoted as one lexeme, OR-ed: never tsquery syntax of the user's. The vector
@@ -24,8 +25,8 @@ from orma_proxy.text.grams import query_grams
 # space's sentences: the matches (GIN), each matched query lexeme's count in each (its
 # positions), how many matches hold it, and the space's totals (migration 0002).
 KEYWORD_HITS = (
-    "WITH q AS (SELECT to_tsquery('orma', :terms) AS query, "
-    "tsvector_to_array(to_tsvector('orma', :words)) AS lexemes), "
+    "WITH q AS (SELECT to_tsquery('orma', orma_fold(:terms)) AS query, "
+    "tsvector_to_array(to_tsvector('orma', orma_fold(:words))) AS lexemes), "
     "totals AS (SELECT sentences AS n, tokens::float8 / greatest(sentences, 1) AS mean "
     "FROM space_text WHERE space = :space), "
     "matched AS (SELECT s.id, s.tsv, s.tokens FROM sentences s, q "
@@ -116,7 +117,7 @@ def on_topic(
     limit: int,
 ) -> list[int]:
     """``store.lines.on_topic`` on PostgreSQL: the sentences holding every word, or near."""
-    lexical = "s.tsv @@ to_tsquery('orma', :terms)" if words else "false"
+    lexical = "s.tsv @@ to_tsquery('orma', orma_fold(:terms))" if words else "false"
     rows = conn.execute(
         _ON_TOPIC.format(lexical=lexical),
         {
