@@ -28,7 +28,6 @@ from orma_proxy.cli.serve_cmds import (
 from orma_proxy.cli.shared_options import DbOption, say, state
 from orma_proxy.errors import StoreError
 from orma_proxy.server.viz import PAGE_PATH
-from orma_proxy.store import safe_url
 
 app = typer.Typer()
 
@@ -92,7 +91,6 @@ def viz(
         )
     url = page_url(base_url(config), space)
     typer.echo(url)
-    shown = safe_url(config.db_url) if config.db_url else config.resolved_db_path()
-    say(state(ctx).err, f"Orma viz of {shown} on {url} (no LLM needed; Ctrl-C to stop)")
+    say(state(ctx).err, f"Orma viz of {config.shown_db()} on {url} (no LLM needed; Ctrl-C to stop)")
     show = can_show_browser(os.environ, sys.platform) if open_page is None else open_page
     serve(ctx, config, open_url=url if show else None, background_sleep=False, viz_at_root=True)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Any, Literal, Self
+from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import ConfigDict, Field, model_validator
 
@@ -23,12 +24,21 @@ from orma_proxy.config.recall import RecallSettings
 from orma_proxy.config.sleep import SleepSettings
 from orma_proxy.config_load import default_home, load_config
 
-__all__ = ["OrmaConfig", "is_db_url"]
+__all__ = ["OrmaConfig", "is_db_url", "safe_url"]
 
 
 def is_db_url(target: object) -> bool:
     """Whether a database given as text names a PostgreSQL server rather than a SQLite file."""
     return isinstance(target, str) and target.startswith(("postgresql://", "postgres://"))
+
+
+def safe_url(url: str) -> str:
+    """``url`` with its password (if any) as ``***``: what logs, messages and stats may show."""
+    parts = urlsplit(url)
+    if not parts.password:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
+    return urlunsplit(parts._replace(netloc=netloc))
 
 
 class OrmaConfig(RecallSettings, SleepSettings, BlockSettings):
@@ -251,6 +261,11 @@ class OrmaConfig(RecallSettings, SleepSettings, BlockSettings):
         if is_db_url(target):
             return self.model_copy(update={"db_url": str(target), "db_path": None})
         return self.model_copy(update={"db_path": Path(target), "db_url": None})
+
+    def shown_db(self) -> str:
+        """Where the memory lives, as a log line may show it: the file, or the URL without
+        its password."""
+        return safe_url(self.db_url) if self.db_url else str(self.resolved_db_path())
 
     def resolved_db_path(self) -> Path:
         """The database file this configuration points at."""

@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from orma_proxy.config import safe_url
 from orma_proxy.facts import fact_counts
 from orma_proxy.store import (
     Reader,
@@ -21,7 +22,6 @@ from orma_proxy.store import (
     counts,
     database_bytes,
     execute_fn,
-    safe_url,
 )
 
 

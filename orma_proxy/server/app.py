@@ -95,7 +95,7 @@ def create_app(
             )
             if own_process:
                 _settle_heap()
-            log.info("orma proxy: upstream %s, database %s", upstream.base, memory.path)
+            log.info("orma proxy: upstream %s, database %s", upstream.base, config.shown_db())
             try:
                 yield
             finally:

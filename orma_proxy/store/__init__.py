@@ -71,7 +71,6 @@ from orma_proxy.store.passages import (
     pair_passages,
     speakers_among,
 )
-from orma_proxy.store.postgres.connection import safe_url
 from orma_proxy.store.releases import (
     Release,
     insert_release,
@@ -238,7 +237,6 @@ __all__ = [
     "reindex_sentences",
     "release_in",
     "restore_release",
-    "safe_url",
     "said_before",
     "secure_delete",
     "sentence_ranges",

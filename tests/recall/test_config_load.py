@@ -105,3 +105,12 @@ def test_orma_db_names_the_database_as_db_does(tmp_path: Path) -> None:
         ).config.db_url
         == url
     )
+
+
+def test_the_database_is_shown_without_its_password(tmp_path: Path) -> None:
+    on_server = OrmaConfig(home=tmp_path).with_db("postgresql://orma:s3cret@db:5432/orma")
+    assert on_server.shown_db() == "postgresql://orma:***@db:5432/orma"
+    assert "s3cret" not in on_server.shown_db()
+    no_password = OrmaConfig(home=tmp_path).with_db("postgresql://orma@db/orma")
+    assert no_password.shown_db() == "postgresql://orma@db/orma"
+    assert OrmaConfig(home=tmp_path).shown_db() == str(tmp_path / "memory.db")

@@ -18,10 +18,10 @@ import itertools
 import struct
 from collections.abc import Iterable, Iterator
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 import numpy as np
 
+from orma_proxy.config import safe_url
 from orma_proxy.errors import StoreError
 from orma_proxy.store.postgres.dialect import Params, translate
 
@@ -161,15 +161,6 @@ def connect(url: str, *, application_name: str = "orma") -> PgConnection:
         raise StoreError(f"cannot connect to PostgreSQL ({safe_url(url)}): {exc}") from exc
     register_vector(raw)
     return PgConnection(raw)
-
-
-def safe_url(url: str) -> str:
-    """``url`` with its password (if any) as ``***``: what messages and stats may show."""
-    parts = urlsplit(url)
-    if not parts.password:
-        return url
-    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
-    return urlunsplit(parts._replace(netloc=netloc))
 
 
 def register_vector(raw: Any) -> None:
