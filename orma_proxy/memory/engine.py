@@ -84,8 +84,10 @@ class AsyncMemory(Forgetting, Portability):
         return episode_id
 
     async def _draw(self, space: str, episode_ids: list[int]) -> None:
-        """Rules and rule-based facts of the user's new lines, at once (``sleep/awake.py``)."""
-        await draw_on_record(self.sleeper(), space, episode_ids, self.config)
+        """Rules and rule-based facts of the user's new lines, at once (``sleep/awake.py``),
+        one draw after another (``_drawing``)."""
+        async with self._drawing:
+            await draw_on_record(self.sleeper(), space, episode_ids, self.config)
 
     async def _store(
         self,

@@ -71,6 +71,10 @@ class Lifecycle:
         self._index_pool: ThreadPoolExecutor | None = None
         self._access: AccessLog | None = None
         self._recall_slots: asyncio.Semaphore | None = None
+        # One record-time draw at a time: each reads the facts the one before it wrote
+        # ("when I have a sore throat…" is the morning drink's exception only if the
+        # morning drink is already there), however many turns are recorded at once.
+        self._drawing = asyncio.Lock()
 
     async def open(self, *, reindex: bool = False) -> Self:
         """Open the database (creating it if needed) and start the vector indexer.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
@@ -325,6 +326,22 @@ async def test_a_conditional_habit_keeps_the_baseline_and_a_correction_supersede
         await mem.sleep()
         assert sorted(f.text for f in await mem.facts()) == [
             "user · birthday: March 13",
+            "user · morning drink: green tea",
+            "user · morning drink: lemon water | when: cold",
+        ]
+
+
+async def test_lines_recorded_at_once_read_each_others_facts(
+    config: OrmaConfig, embedder: OnnxEmbedder
+) -> None:
+    """The proxy records turns in concurrent tasks: the exception still finds its habit."""
+    config = config.model_copy(update={"upstream": "", "enable_facts_on_record": True})
+    async with AsyncMemory(config=config, embedder=embedder) as mem:
+        await asyncio.gather(
+            mem.add("I drink green tea every morning.", role="user", at=SAID.isoformat()),
+            mem.add("When I have a cold, I drink lemon water.", role="user", at=SAID.isoformat()),
+        )
+        assert sorted(f.text for f in await mem.facts()) == [
             "user · morning drink: green tea",
             "user · morning drink: lemon water | when: cold",
         ]
