@@ -4,8 +4,8 @@ PostgreSQL is a server given by URL (``--db``), or a private pgserver started in
 temporary folder as the tests' fixture starts it; each size gets a new database on it.
 Embedding a corpus is most of a run (~150 sentences/s here), so it is done once: the
 SQLite store's flush embeds for real while ``ReplayEmbedder`` keeps each sentence's
-vector, and the PostgreSQL store's flush is then given those same vectors back through
-its own indexer. Queries are always embedded for real, on both.
+vector, and the PostgreSQL store's flush, running at the same time, is handed those
+same vectors through its own indexer. Queries are always embedded for real, on both.
 """
 
 from __future__ import annotations
@@ -14,11 +14,12 @@ import itertools
 import os
 import shutil
 import tempfile
+import threading
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import numpy as np
@@ -28,38 +29,49 @@ from orma_proxy.embed.base import Embedder, Vectors
 _numbers = itertools.count(1)
 
 
-class ReplayEmbedder:
-    """An embedder that can keep what it embeds, then hand it back instead of embedding again.
+class Kept:
+    """Each corpus sentence's vector, as SQLite's flush embeds it, for PostgreSQL's to store."""
 
-    Outside ``keeping`` it is the model it wraps, so a search's
-    query is embedded for real on every backend.
+    def __init__(self) -> None:
+        self.vectors: dict[str, Vectors] = {}
+        self.changed = threading.Condition()
+        self.open = False  # while True, the corpus is being embedded and handed over
+
+    def put(self, texts: list[str], vectors: Vectors) -> None:
+        with self.changed:
+            self.vectors.update(zip(texts, np.asarray(vectors, dtype=np.float32), strict=True))
+            self.changed.notify_all()
+
+    def take(self, texts: list[str]) -> Vectors:
+        """The vectors of ``texts``, waiting until SQLite's flush has embedded them all."""
+        with self.changed:
+            self.changed.wait_for(lambda: all(t in self.vectors for t in texts))
+            return np.stack([self.vectors[t] for t in texts])
+
+
+class ReplayEmbedder:
+    """The model, except while ``kept`` is open: then it records or replays the corpus.
+
+    SQLite's memory gets a recording one, PostgreSQL's a replaying one: its indexer
+    stores each batch as soon as SQLite's has embedded it, so both flushes run at
+    once and the corpus is embedded once. Queries are always embedded for real.
     """
 
-    def __init__(self, model: Embedder) -> None:
+    def __init__(self, model: Embedder, kept: Kept, *, replay: bool) -> None:
         self.model = model
         self.model_id = model.model_id
         self.dim = model.dim
-        self._kept: dict[str, Vectors] = {}
-        self._mode = "pass"
+        self._kept = kept
+        self._replay = replay
 
     def embed(self, texts: list[str]) -> Vectors:
-        if self._mode == "replay" and all(t in self._kept for t in texts):
-            return np.stack([self._kept[t] for t in texts])
+        if not self._kept.open:
+            return self.model.embed(texts)
+        if self._replay:
+            return self._kept.take(texts)
         vectors = self.model.embed(texts)
-        if self._mode == "record":
-            self._kept.update(zip(texts, np.asarray(vectors, dtype=np.float32), strict=True))
+        self._kept.put(texts, vectors)
         return vectors
-
-    @contextmanager
-    def keeping(self, mode: Literal["record", "replay"]) -> Iterator[None]:
-        """Keep each text's vector (``record``), or give the kept ones back (``replay``)."""
-        self._mode = mode
-        try:
-            yield
-        finally:
-            self._mode = "pass"
-            if mode == "replay":
-                self._kept.clear()  # one size's corpus at a time in memory
 
 
 @contextmanager

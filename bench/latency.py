@@ -9,8 +9,9 @@ PostgreSQL in a new database on ``--db``'s server, or on a private pgserver
 when no URL is given: ``bench/backends.py``), then:
 
 - flush: the whole corpus is embedded by the real background indexer, timed;
-  on PostgreSQL the indexer is handed SQLite's vectors (the corpus is embedded
-  once per run), so its flush times storing them, not the model;
+  PostgreSQL's indexer runs at the same time and is handed SQLite's vectors
+  as they come (the corpus is embedded once per run), so its flush times
+  storing them (the HNSW inserts), not the model;
 - search: ``AsyncMemory.search`` end to end, warm, query embedding included,
   one query at a time (a chat turn waits for it), the backends taking turns
   query by query so the machine's noise hits both alike, with the cost of each
@@ -47,7 +48,7 @@ from typing import Any, Literal
 import numpy as np
 
 from bench import corpus
-from bench.backends import ReplayEmbedder, fresh_database, postgres_server
+from bench.backends import Kept, ReplayEmbedder, fresh_database, postgres_server
 from bench.latency_report import POSTGRES, SQLITE, Quantiles, Report, SizeResult, render
 from orma_proxy import AsyncMemory, OrmaConfig
 from orma_proxy.embed.base import Embedder, Vectors, normalise
@@ -203,6 +204,7 @@ async def stage_times(
             space=SPACE,
             count=config.search_k * config.vector_oversample,
             exact_under=config.vector_exact_under,
+            ef_floor=config.vector_ef_search,
         )
     else:
         await mem.vector_index.catch_up(reader)
@@ -282,6 +284,7 @@ async def measure_recall(mem: AsyncMemory, queries: list[str]) -> float:
                 use_floor=False,
                 in_memory=mem.vector_index.use(SPACE),
                 exact_under=config.vector_exact_under,
+                ef_search=config.vector_ef_search,
             )
             approx = await execute_fn(reader, search)
             found += len(exact & {row.sentence_id for row in approx[:RECALL_K]})
@@ -307,7 +310,7 @@ async def measure_adds(
 
 async def measure_size(
     size: int,
-    embedder: ReplayEmbedder,
+    embedder: Embedder,
     queries: list[str],
     adds: int,
     root: Path,
@@ -321,15 +324,23 @@ async def measure_size(
     notes = corpus.notes(size)
     for config in configs.values():
         await build_store(config, embedder, notes)
-    flushed: dict[str, float] = {}
     async with AsyncExitStack() as stack:
-        mems: dict[str, AsyncMemory] = {}
-        for name, config in configs.items():
-            # SQLite's flush embeds the corpus for real; PostgreSQL's is given those vectors.
-            with embedder.keeping("record" if name == SQLITE else "replay"):
-                mem = await stack.enter_async_context(AsyncMemory(config=config, embedder=embedder))
-                flushed[name] = await timed(mem.flush)
-            mems[name] = mem
+        # SQLite's flush embeds the corpus for real; PostgreSQL's, beside it, stores those vectors.
+        kept = Kept()
+        kept.open = True
+        mems = {
+            name: await stack.enter_async_context(
+                AsyncMemory(
+                    config=config,
+                    embedder=ReplayEmbedder(embedder, kept, replay=name == POSTGRES),
+                )
+            )
+            for name, config in configs.items()
+        }
+        times = await asyncio.gather(*(timed(mem.flush) for mem in mems.values()))
+        flushed = dict(zip(mems, times, strict=True))
+        kept.open = False
+        kept.vectors.clear()
         sentences = {name: (await mem.stats(SPACE)).sentences for name, mem in mems.items()}
         searched = await measure_search(mems, queries)
         recall = {
@@ -373,7 +384,7 @@ async def run(
     backends: Sequence[str],
     db: str | None,
 ) -> Report:
-    embedder = ReplayEmbedder(await asyncio.to_thread(load_embedder, OrmaConfig()))
+    embedder = await asyncio.to_thread(load_embedder, OrmaConfig())
     queries = corpus.queries(query_count)
     load_before = load_average()
     results = []

@@ -82,8 +82,8 @@ def render(report: Report) -> str:
         "",
         f"Model {report.model} ({report.dim} dims), {report.cpus} CPUs, "
         f"load average {report.load_before:.2f} before / {report.load_after:.2f} after, "
-        f"Python {report.python}. Times in ms (p50 / p95 / p99). PostgreSQL's flush stores "
-        "the vectors SQLite's embedded (the model runs once).",
+        f"Python {report.python}. Times in ms (p50 / p95 / p99). PostgreSQL's flush runs beside "
+        "SQLite's and stores the vectors SQLite's embeds (the model runs once).",
         "",
         "| notes | backend | sentences | search | add (FULL) | add (NORMAL) | flush | recall@10 |",
         "|---:|---|---:|---:|---:|---:|---:|---:|",

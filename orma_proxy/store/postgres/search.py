@@ -82,9 +82,12 @@ def nearest_params(
     oversample: int,
     use_floor: bool,
     exact_under: int,
+    ef_search: int,
 ) -> dict[str, object]:
     """The parameters of ``NEAREST_HITS``: the space's best ``k * oversample`` by cosine."""
-    found = candidates(conn, query, space, k * oversample, exact_under=exact_under)
+    found = candidates(
+        conn, query, space, k * oversample, exact_under=exact_under, ef_floor=ef_search
+    )
     return {
         "ids": [sid for sid, _ in found],
         "scores": [score for _, score in found],
