@@ -400,6 +400,12 @@ async def run(
                 if server is not None:
                     url = per_size.enter_context(fresh_database(server, f"n{size}"))
                 results += await measure_size(size, embedder, queries, adds, tmp, url)
+            if size != sizes[-1]:  # a long run's smaller sizes, should it not finish
+                print(render(_report(embedder, load_before, results)), file=sys.stderr, flush=True)
+    return _report(embedder, load_before, results)
+
+
+def _report(embedder: Embedder, load_before: float, results: list[SizeResult]) -> Report:
     return Report(
         command=" ".join(["python -m bench.latency", *sys.argv[1:]]),
         model=embedder.model_id,
@@ -408,7 +414,7 @@ async def run(
         load_before=load_before,
         load_after=load_average(),
         python=platform.python_version(),
-        results=results,
+        results=list(results),
     )
 
 
