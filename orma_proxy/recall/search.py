@@ -256,6 +256,7 @@ async def hybrid_search(
                 use_floor=config.enable_similarity_weighting,
                 in_memory=in_memory,
                 exact_under=config.vector_exact_under,
+                ef_search=config.vector_ef_search,
             )
             return found if least is None else _above(c, found, vector, least, worded)
 

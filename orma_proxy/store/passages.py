@@ -103,16 +103,18 @@ def nearest_passages(
     use_floor: bool,
     in_memory: bool,
     exact_under: int,
+    ef_search: int,
 ) -> list[SentenceRow]:
     """The ``k`` sentences of ``space`` nearest to ``query``, most similar first.
 
     ``vectors.nearest`` says what the arguments mean; here the hits come with their rows.
-    ``exact_under``: on PostgreSQL, a space with no more vectors is searched exactly.
+    ``exact_under``: on PostgreSQL, a space with no more vectors is searched exactly, a
+    larger one by HNSW with ``ef_search`` at least that (``postgres/vectors.py``).
     """
     if is_postgres(conn):
         found = pg.nearest_params(
             conn, query, space, k=k, oversample=oversample, use_floor=use_floor,
-            exact_under=exact_under,
+            exact_under=exact_under, ef_search=ef_search,
         )  # fmt: skip
         return _rows(conn, PG_SEMANTIC_SQL, found)
     params = nearest_params(query, space, k=k, oversample=oversample, use_floor=use_floor)

@@ -22,6 +22,7 @@ _PURGED = (
     "entities",
     "sentence_vectors",
     "sentences",
+    "sentence_terms",
     "sleep_rejections",
     "sleep_batches",
     "releases",
