@@ -11,7 +11,7 @@ is recorded in a space of its own, one episode a turn, then consolidated by
 - ``recorded``: the answers a 3B model gave, written once per conversation
   (errors included), served by ``bench/sleep_llm.py`` on a loopback port;
 - ``upstream``: ``--upstream URL`` (any OpenAI-compatible server; ``--model``,
-  else its first model), e.g. SmolLM2-135M under llama-cpp-python (about 40
+  else its first model), e.g. SmolLM2-135M under llama-cpp-python (40 to 90
   minutes on two cores: ``--modes ""`` runs it alone). ``--cache DIR`` keeps
   its answers (``bench/answer_cache.py``: keyed by the sha256 of the exact
   request body; sleep asks at temperature 0, greedy, so a replay is exactly
