@@ -54,6 +54,13 @@ class SleepSettings(BaseModel):
     sleep_batch_lines: int = Field(
         40, ge=1, description="Sentences per LLM call (whole episodes; a longer one is chunked)."
     )
+    sleep_context_tokens: int | None = Field(
+        None,
+        ge=256,
+        description="The sleep model's context window in tokens; None asks the upstream "
+        "(llama-server's /props, Ollama's /api/show). Each request's lines are cut to fit it "
+        "beside the instructions and sleep_max_tokens of answer.",
+    )
     sleep_context_lines: int = Field(
         6, ge=0, description="Earlier sentences read to carry she/he/they to a named person."
     )

@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
+from orma_proxy.context_window import estimate_tokens
 from orma_proxy.recall.access import ItemKey
 from orma_proxy.recall.layout import FORBIDDEN_NOTE, HEADER, SECTIONS, Layout
 from orma_proxy.recall.search import Passage
@@ -106,11 +107,6 @@ class Shares:
     states: float = 0.4
     events: float = 0.2
     passages: float = 0.4
-
-
-def estimate_tokens(text: str) -> int:
-    """A tokenizer-free estimate that errs high (English averages ~4 characters a token)."""
-    return len(text) // 3 + 1
 
 
 class _Tally:

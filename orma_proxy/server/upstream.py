@@ -16,6 +16,7 @@ import httpx
 from starlette.datastructures import Headers
 
 from orma_proxy.config import OrmaConfig
+from orma_proxy.context_window import learn_context_window
 from webui_passthrough import request_headers
 
 log = logging.getLogger(__name__)
@@ -87,29 +88,10 @@ class Upstream:
         return window
 
     async def _probe(self, model: str | None) -> int | None:
-        timeout = self._config.context_probe_timeout
-        try:
-            props = await self.client.get(f"{self.root}/props", timeout=timeout)
-            if props.status_code == 200:
-                settings = props.json().get("default_generation_settings", {})
-                n_ctx = settings.get("n_ctx") or props.json().get("n_ctx")
-                if isinstance(n_ctx, int) and n_ctx > 0:
-                    return n_ctx
-            if model:
-                show = await self.client.post(
-                    f"{self.root}/api/show", json={"model": model}, timeout=timeout
-                )
-                if show.status_code == 200:
-                    return _ollama_num_ctx(show.json()) or self._config.ollama_default_context
-        except (httpx.HTTPError, ValueError, AttributeError) as exc:
-            log.debug("could not learn the context window of %r: %s", model, exc)
-        return None
-
-
-def _ollama_num_ctx(show: dict[str, Any]) -> int | None:
-    """``num_ctx`` from an Ollama ``/api/show`` answer's parameters, if set."""
-    for line in str(show.get("parameters", "")).splitlines():
-        name, _, value = line.strip().partition(" ")
-        if name == "num_ctx" and value.strip().isdigit():
-            return int(value.strip())
-    return None
+        return await learn_context_window(
+            self.client,
+            self.root,
+            model,
+            probe_seconds=self._config.context_probe_timeout,
+            ollama_default=self._config.ollama_default_context,
+        )

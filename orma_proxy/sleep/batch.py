@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime, tzinfo
 
 from orma_proxy.config import OrmaConfig
+from orma_proxy.context_window import estimate_tokens
 from orma_proxy.store import (
     Backlog,
     Connection,
@@ -91,9 +92,21 @@ class Batch:
         )
         return Batch(self.space, self.after, kept, lines, self.context)
 
-    def chunks(self, size: int) -> list[Sequence[Line]]:
-        """Lines in groups of at most ``size`` (one LLM call each)."""
-        return [self.lines[i : i + size] for i in range(0, len(self.lines), size)]
+
+def fitted(texts: Sequence[str], size: int, room: int | None) -> list[list[str]]:
+    """``texts`` in runs of at most ``size``, each run within ``room`` estimated tokens (None:
+    no bound). A text past ``room`` alone goes alone: the server says whether it fits, and a
+    refused try is retried on fewer episodes (``retry.plan_try``)."""
+    runs: list[list[str]] = []
+    used = 0
+    for text in texts:
+        cost = estimate_tokens(text) + 1  # its line break
+        if not runs or len(runs[-1]) >= size or (room is not None and used + cost > room):
+            runs.append([])
+            used = 0
+        runs[-1].append(text)
+        used += cost
+    return runs
 
 
 async def watermark(reader: Reader, space: str) -> int:

@@ -35,6 +35,7 @@ from orma_proxy.sleep.extract import (
     EXTRACTION_SCHEMA,
     SYSTEM_PROMPT,
     Extraction,
+    line_room,
     parse_extraction,
     user_prompt,
 )
@@ -211,6 +212,10 @@ class Sleeper:
             except _TryFailed as failed:
                 run.last_error = failed.error
                 report.tries_failed += 1
+                hint = run.llm.overflow_hint(failed.error)
+                if hint and hint not in report.notes:
+                    report.notes.append(hint)
+                    log.warning("sleep: %s", hint)
                 report.llm_seconds += failed.run.llm_seconds
                 log.info("sleep: an LLM try failed: %s", failed.error)
                 await self._record_failure(part, failed.run, failed.error)
@@ -322,8 +327,10 @@ class Sleeper:
         def spent() -> BatchRun:
             return BatchRun(holder, LLM, llm.requests - before, seconds)
 
-        for chunk in work.chunks(self._config.sleep_batch_lines):
-            prompt = user_prompt([line.numbered(tz) for line in chunk])
+        room = line_room(await llm.context_window(), self._config.sleep_max_tokens)
+        numbered = [line.numbered(tz) for line in work.lines]
+        for lines in batches.fitted(numbered, self._config.sleep_batch_lines, room):
+            prompt = user_prompt(lines)
             left = budget - (llm.requests - before)
             if left <= 0:
                 raise _TryFailed(spent(), "the request budget ran out before the last chunk")

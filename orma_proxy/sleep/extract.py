@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from orma_proxy.context_window import estimate_tokens
 from orma_proxy.errors import ExtractionError
 
 _LINE_REF = re.compile(r"^\s*\[?\s*[sS]?\s*(\d+)\s*\]?\s*$")
@@ -173,6 +174,15 @@ If nothing is worth remembering, return {"user_name": "", "states": [], "events"
 
 def user_prompt(numbered_lines: list[str]) -> str:
     return "Lines:\n" + "\n".join(numbered_lines) + "\n\nJSON:"
+
+
+def line_room(window: int | None, answer_tokens: int) -> int | None:
+    """Tokens one request's numbered lines may take in a ``window``-token context: what the
+    instructions, the schema (sent as text in the plainer modes) and the answer leave."""
+    if window is None:
+        return None
+    fixed = SYSTEM_PROMPT + json.dumps(EXTRACTION_SCHEMA) + user_prompt([])
+    return max(window - estimate_tokens(fixed) - answer_tokens, 1)
 
 
 def _json_object(text: str) -> dict[str, Any]:

@@ -11,6 +11,7 @@ worked. The ``httpx.AsyncClient`` is injected so the proxy can share its pool.
 from __future__ import annotations
 
 import logging
+import re
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -19,6 +20,7 @@ from urllib.parse import urlparse
 import httpx
 
 from orma_proxy.config import OrmaConfig
+from orma_proxy.context_window import learn_context_window
 from orma_proxy.errors import ExtractionError, UpstreamUnavailableError
 from orma_proxy.sleep.gate import UpstreamGate
 
@@ -29,6 +31,12 @@ MODES = ("json_schema", "json_object_schema", "json_object", "plain")
 # Statuses that mean "this request shape is not accepted here": try the next mode.
 _REFUSALS = frozenset({400, 404, 415, 422, 500, 501})
 _ERROR_BODY_CHARS = 300
+# How servers say a prompt did not fit: llama-server "Context size has been exceeded",
+# "exceeds the available context size", vLLM "maximum context length", OpenAI-style
+# "context_length_exceeded", llama-cpp-python "Requested tokens (…) exceed context window".
+_OVERFLOW = re.compile(
+    r"context[ _](?:size|length|window)|exceeds? (?:the )?(?:available )?context|n_ctx", re.I
+)
 
 
 @dataclass(frozen=True)
@@ -73,6 +81,8 @@ class LLMClient:
         if api == "auto":
             api = "ollama" if urlparse(self._base).port == OLLAMA_PORT else "openai"
         self.api = api
+        self._window: int | None = config.sleep_context_tokens
+        self._window_asked = self._window is not None
         self._timeout = httpx.Timeout(
             config.sleep_llm_timeout_seconds, connect=config.sleep_connect_timeout_seconds
         )
@@ -108,6 +118,32 @@ class LLMClient:
             raise UpstreamUnavailableError(
                 f"no model configured and {url} names none (status {response.status_code})"
             ) from exc
+
+    async def context_window(self) -> int | None:
+        """The model's context in tokens: ``sleep_context_tokens``, else what the server says
+        (asked once); None if neither tells."""
+        if not self._window_asked:
+            self._window_asked = True
+            self._window = await learn_context_window(
+                self._http,
+                self._root,
+                self.model,
+                probe_seconds=self._config.context_probe_timeout,
+                ollama_default=self._config.ollama_default_context,
+                headers=self._headers(),
+            )
+        return self._window
+
+    def overflow_hint(self, error: str) -> str | None:
+        """What to change when ``error`` says a request did not fit the model's context."""
+        if not _OVERFLOW.search(error):
+            return None
+        window = f"{self._window:,} tokens" if self._window else "not known"
+        return (
+            f"the upstream's context window ({window}) is too small for sleep's requests: "
+            "start the server with a larger one (llama-server -c, Ollama num_ctx), or set "
+            "sleep_context_tokens to what it has, or lower sleep_batch_lines"
+        )
 
     async def complete_json(
         self, system: str, user: str, schema: dict[str, Any], *, max_requests: int | None = None

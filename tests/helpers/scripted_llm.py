@@ -34,6 +34,8 @@ class ScriptedLLM:
     script: list[str | int] = field(default_factory=list)
     refuse_json_schema: bool = False
     delay: float = 0.0  # seconds each chat answer takes
+    context: int | None = None  # n_ctx said at /props, as llama-server says it (None: 404)
+    overflow_chars: int | None = None  # a longer request: llama-server's context error
     requests: list[dict[str, Any]] = field(default_factory=list)
     paths: list[str] = field(default_factory=list)
     received: asyncio.Event = field(default_factory=asyncio.Event)  # set by each chat request
@@ -44,6 +46,11 @@ class ScriptedLLM:
             return httpx.Response(200, json={"data": [{"id": "scripted-model"}]})
         if request.url.path == "/api/tags":
             return httpx.Response(200, json={"models": [{"name": "scripted:1b"}]})
+        if request.url.path == "/props" and self.context:
+            props = {"default_generation_settings": {"n_ctx": self.context}}
+            return httpx.Response(200, json=props)
+        if request.url.path in ("/props", "/api/show"):
+            return httpx.Response(404, json={"error": "not found"})
         body = json.loads(request.content)
         self.requests.append(body)
         self.received.set()
@@ -51,6 +58,10 @@ class ScriptedLLM:
         if self.refuse_json_schema and kind == "json_schema":
             return httpx.Response(400, json={"error": "response_format json_schema unsupported"})
         await asyncio.sleep(self.delay)
+        said = sum(len(m["content"]) for m in body.get("messages", []))
+        if self.overflow_chars is not None and said > self.overflow_chars:
+            error = {"code": 500, "message": "Context size has been exceeded.", "type": "server"}
+            return httpx.Response(500, json={"error": error})
         if not self.script:
             return httpx.Response(500, json={"error": "script exhausted"})
         item = self.script.pop(0)

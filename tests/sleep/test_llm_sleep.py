@@ -276,7 +276,7 @@ async def test_ollama_upstream_gets_the_native_api_with_a_format_schema(
     llm.script = [answer(states=[{"line": 1, "attribute": "home_city", "value": "Pune"}])]
     report = await sleep(smem, http)
     assert report.states_added == 1
-    assert llm.paths == ["GET /api/tags", "POST /api/chat"]
+    assert llm.paths == ["GET /api/tags", "GET /props", "POST /api/show", "POST /api/chat"]
     body = llm.requests[0]
     assert body["model"] == "scripted:1b" and body["stream"] is False
     assert body["format"]["required"] == ["states", "events"]
