@@ -1,7 +1,8 @@
 """Sleep quality: are the facts sleep stores right, and are the facts worth storing stored?
 
 ``python -m bench.sleep [--modes rules,recorded] [--upstream URL [--model NAME]
-[--cache DIR]] [--cases PREFIX] [--show N] [--json PATH]``
+[--cache DIR]] [--cases PREFIX] [--show N] [--json PATH]``; ``--locomo`` scores
+LoCoMo's development half instead (``bench/sleep_locomo.py``).
 
 Each labelled conversation of ``bench/sleep_cases.py`` (73 of them, 5-20 turns)
 is recorded in a space of its own, one episode a turn, then consolidated by
@@ -75,6 +76,7 @@ from zoneinfo import ZoneInfo
 
 import sqlean
 
+from bench import sleep_locomo
 from bench.answer_cache import CacheStats, cached_upstream
 from bench.sleep_cases import CASES, Case
 from bench.sleep_llm import PREFIX, recorded_llm
@@ -255,7 +257,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--cases", default="", help="only conversations whose name starts so")
     parser.add_argument("--show", type=int, default=DEFAULT_SHOW, help="list wrong and missed")
     parser.add_argument("--json", type=Path, default=None, help="write the results here")
+    parser.add_argument("--locomo", action="store_true", help="score LoCoMo's dev half instead")
+    sleep_locomo.add_arguments(parser)
     args = parser.parse_args(argv)
+    if args.locomo:
+        sys.exit(sleep_locomo.run(args.data, args.conversations, args.show, args.audit_sample,
+                                  args.seed, args.audit_out))  # fmt: skip
     cases = [c for c in CASES if c.name.startswith(args.cases)]
     if not cases:
         sys.exit(f"no conversation starts with {args.cases!r}")
