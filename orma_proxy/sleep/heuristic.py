@@ -14,6 +14,15 @@ give nothing, and a value the clause denies ("I don't live in Pune") is no
 fact. The rules emit the same ``Extraction`` the model would, so the same
 verification and apply steps run after them: a rule is a proposer, not an
 authority.
+
+They abstain where a careful reader would write nothing (precision first: a
+wrong fact costs more than a missing one). An imperative is an instruction
+only when the user gives it to the assistant and says it stands ("always",
+"never", "from now on", "whenever"): "Keep answers short" asks once, and
+"Keep it up!" or "Don't give up!" on a named speaker's line is said to the
+other person, a fact about neither. A value is a whole phrase: an address
+with its dots, a name without its possessive, a clause not cut at an "and"
+inside it.
 """
 
 from __future__ import annotations
@@ -28,7 +37,7 @@ from orma_proxy.sleep.names import normalise_attribute
 from orma_proxy.sleep.rule_events import events_in
 from orma_proxy.sleep.rule_habits import habits_in
 from orma_proxy.sleep.rule_patterns import (
-    END,
+    CLAUSE_END,
     NUMBER,
     OCCUPATION,
     PLACE,
@@ -37,7 +46,7 @@ from orma_proxy.sleep.rule_patterns import (
 )
 from orma_proxy.sleep.subjects import Subject, spelt_out, subjects_in
 from orma_proxy.sleep.verify import content_words
-from orma_proxy.text import said_rule, unasserted
+from orma_proxy.text import said_rule, standing, unasserted
 
 __all__ = ["extract_by_rules"]
 
@@ -51,9 +60,33 @@ _APPOSITION = re.compile(
 _HOME_IS = re.compile(rf"\b(?i:my\s+(?:new\s+)?home\s+is(?:\s+now)?\s+in)\s+{PLACE}")
 _MY_X_IS = re.compile(
     rf"\b(?P<owner>my|her|his)\s+(?:new\s+|current\s+)?(?P<attr>[a-z][a-z ]{{1,30}}?)\s+"
-    rf"(?:is|are)\s+(?:on\s+)?{VALUE}{END}",
+    rf"(?:is|are)\s+(?:on\s+)?{VALUE}{CLAUSE_END}",
     re.IGNORECASE,
 )
+# "my daughter Asha's birthday is 3 March": a slot of the person named, possessive resolved.
+_NAMED_X_IS = re.compile(
+    rf"(?:\b(?i:my|our)\s+(?:[a-z]+\s+)?(?i:{holder.RELATIONS})\s+)?(?P<name>[A-Z][a-z][\w-]*)"
+    rf"['\u2019]s\s+(?P<attr>[a-z][a-z ]{{1,30}}?)\s+(?:is|are)\s+(?:on\s+)?{VALUE}{CLAUSE_END}"
+)
+# What may stand before "my X is" in its clause: the slot's owner must be the clause's subject
+# ("diversity in my art is important" says nothing of the art's).
+_CLAUSE_OPENING = re.compile(
+    r"(?:^|[,;:.!?]\s*|\s(?:and|but|so|because)\s+)(?:(?:and|but|so|also|now|well|oh|yes|"
+    r"actually|btw|anyway|plus)\b[\s,]*)*$",
+    re.I,
+)
+# A slot's value names something ("Dr. Rao", "14 May", "to open a bakery"); a judgement ("key",
+# "important to me", "the main focus"), a likeness ("like a second family"), a progressive
+# ("going well") or an adverb ("always there for me") is how the speaker feels about it.
+_NOT_A_VALUE = re.compile(
+    r"^(?:like|as|so|very|really|always|never|still|just|quite|pretty|super|too|also|such|"
+    r"key|important|crucial|essential|vital|everything|awesome|amazing|great|good|bad|"
+    r"the\s+(?:most|best|main|key|biggest|worst)|(?:going|doing|getting|feeling|coming|paying|"
+    r"looking|starting|taking|growing)\b|[a-z]+ing\s+(?:well|off|up|out|great|better|fine|"
+    r"strong|smoothly|badly))\b|\b(?:me|myself|us)\b",
+    re.I,
+)
+_SECOND_PERSON = re.compile(r"\b(?:you|your|yours|yourself)\b", re.I)
 # "my X is Y" where X is a relation with a name ("my sister Asha is ...") is not a slot.
 _NOT_SLOTS = frozenset({"name", "favourite", "favorite", "plan", "idea", "question", "guess"})
 _MAX_SLOT_WORDS = 3
@@ -64,8 +97,8 @@ _ALWAYS = re.compile(
     re.I,
 )
 _IMPERATIVE = re.compile(
-    r"^(?:(?:and|also|so|please)\b[\s,]*)*(?P<value>(?:use|keep|write|answer|reply|respond|"
-    r"format|speak|stick|put)\b.*?)[\s.!]*$",
+    r"^(?:(?:and|also|so|please|from now on|going forward|in future)\b[\s,]*)*"
+    r"(?P<value>(?:use|keep|write|answer|reply|respond|format|speak|stick|put)\b.*?)[\s.!]*$",
     re.I,
 )
 _UNLESS_TAIL = re.compile(r"\s+unless\s+(?P<cond>[^,;.!?]+)$", re.I)
@@ -86,7 +119,7 @@ _MONTH = re.compile(
     re.I,
 )
 _TRAILING = re.compile(
-    r"(?:\s+(?:there|here|now|too|though|anyway|instead|anymore|any\s+more))+$", re.I
+    r"(?:\s+(?:there|here|now|too|as\s+well|though|anyway|instead|anymore|any\s+more))+$", re.I
 )
 # "I don't live in Pune anymore", "I'm no longer vegetarian": the fact has ended.
 _NO_LONGER = re.compile(
@@ -108,8 +141,16 @@ def _trim(value: str) -> str:
 def _state(
     line: Line, about: str, attribute: str, value: str, *, ended: bool = False, condition: str = ""
 ) -> RawState | None:
+    """The state, unless its value is no whole phrase of its own.
+
+    A value that speaks of "you" is the listener's, not the holder's, unless it is
+    an instruction to the assistant (``_instructions``: "always tell me when you
+    are unsure").
+    """
     value = _trim(value)
     if not value or value.lower() in _PRONOUN_VALUE:
+        return None
+    if attribute != "prefers" and _SECOND_PERSON.search(f"{value} {condition}"):
         return None
     return RawState(
         line=line.number, about=about, attribute=attribute, value=value, ended=ended,
@@ -148,8 +189,11 @@ def _predicates(line: Line, subject: Subject) -> Iterator[RawState]:
 
 def _owned_slots(line: Line, text: str, preceding: Sequence[str]) -> Iterator[RawState]:
     """ "my dentist is Dr. Rao", "her teacher is Ms. Kapoor": a slot of the owner's."""
+    yield from _named_slots(line, text, preceding)
     for m in _MY_X_IS.finditer(text):
         attribute, value = m["attr"].strip().lower(), m["value"]
+        if not _CLAUSE_OPENING.search(text[: m.start()]) or _NOT_A_VALUE.search(value):
+            continue
         words = attribute.split()
         if (len(words) > 1 and re.fullmatch(holder.RELATIONS, words[0])) or attribute in _NOT_SLOTS:
             continue  # "my sister Asha is ...": a person, not a slot
@@ -166,11 +210,31 @@ def _owned_slots(line: Line, text: str, preceding: Sequence[str]) -> Iterator[Ra
             yield found
 
 
+def _named_slots(line: Line, text: str, preceding: Sequence[str]) -> Iterator[RawState]:
+    """ "My daughter Asha's birthday is 3 March": Asha's, when Asha is someone the text names."""
+    known = {p.name for t in (*preceding, text) for p in persons.people_in(t)}
+    for m in _NAMED_X_IS.finditer(text):
+        attribute, value = m["attr"].strip().lower(), m["value"]
+        if not _CLAUSE_OPENING.search(text[: m.start()]) or _NOT_A_VALUE.search(value):
+            continue
+        if m["name"] not in known or len(attribute.split()) > _MAX_SLOT_WORDS:
+            continue
+        found = _state(line, m["name"], attribute, value)
+        if found:
+            yield found
+
+
 def _instructions(line: Line, text: str) -> Iterator[RawState]:
-    """A standing instruction that forbids nothing: what the user prefers, always."""
-    if said_rule(text):
+    """A standing instruction that forbids nothing: what the user prefers, always.
+
+    "Use rebase instead of merge" asks for one thing; "Always use rebase",
+    "From now on, use rebase" and "Keep answers short unless I ask for detail"
+    (an exception presupposes the rule) set how it is done.
+    """
+    if said_rule(text) or line.speaker:
         return
-    m = _ALWAYS.match(text) or _IMPERATIVE.match(text)
+    holds = standing(text) or _UNLESS_TAIL.search(text.rstrip(" .!")) is not None
+    m = _ALWAYS.match(text) or (_IMPERATIVE.match(text) if holds else None)
     if m is None:
         return
     value, condition = m["value"], ""
@@ -238,7 +302,9 @@ def _count_correction(
 def _read_line(line: Line, preceding: Sequence[str], earlier: Sequence[RawState]) -> Extraction:
     result = Extraction()
     text = line.text
-    rule = said_rule(text)  # split into what is forbidden and the alternative by verification
+    # Split into what is forbidden and the alternative by verification; a named speaker's
+    # "Don't give up!" is said to someone else, no rule of anyone's.
+    rule = None if line.speaker else said_rule(text)
     if rule:
         result.states.append(
             RawState(line=line.number, about="user", attribute="rule", value=rule, prohibited=True)

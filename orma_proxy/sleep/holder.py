@@ -54,6 +54,8 @@ _MY_RELATION = re.compile(
     rf"\b(?:my|our)\s+(?:\w+\s+)?(?:{RELATIONS}|parents|kids|children|grandparents)\b", re.I
 )
 _FIRST_PERSON_ANYWHERE = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself)\b", re.I)
+# "We had a blast at the fair": the speaker is one of "we".
+_WE = re.compile(r"\b(?:we|we're|we've|we'd|we'll|us|our)\b", re.I)
 _IMPERATIVE = re.compile(
     r"^(?:please\s+)?(?:never|don't|do not|dont|always|avoid|stop|no more|make sure)\b", re.I
 )
@@ -300,6 +302,6 @@ def resolve_people(
             resolved = clean_name(person) if any(lowered in t.lower() for t in texts) else None
         if resolved and resolved not in people:
             people.append(resolved)
-    if _FIRST_PERSON_ANYWHERE.search(line) and me not in people:
+    if (_FIRST_PERSON_ANYWHERE.search(line) or _WE.search(line)) and me not in people:
         people.insert(0, me)
     return people

@@ -18,36 +18,48 @@ from orma_proxy.facts import USER
 from orma_proxy.sleep import clock
 from orma_proxy.sleep.batch import Line
 from orma_proxy.sleep.extract import RawEvent
+from orma_proxy.sleep.rule_patterns import PAST_IRREGULAR
 from orma_proxy.sleep.subjects import subjects_in
+from orma_proxy.text import passing
 
 __all__ = ["events_in"]
 
-_IRREGULAR = (
-    "went|gave|got|had|made|took|came|saw|met|fell|broke|bought|sold|left|ran|won|lost|began|"
-    "became|found|wrote|spent|sent|built|drove|flew|ate|drank|sang|swam|threw|wore|woke|hurt|"
-    "quit|told|said|paid|heard|held|kept|felt|taught|caught|brought|fought|chose|forgot|rode|"
-    "laid|spoke|shook|grew|knew|drew|slept|lent|led|hid|hung|stood|sat|did|moved"
-)
 _PLANNED = (
     "appointment|meeting|interview|exam|test|flight|trip|surgery|operation|class|date|call|"
     "party|wedding|concert|match|game|deadline|presentation|review|checkup|check-up|visit"
 )
 _DOING = re.compile(
     r"^\s+(?:(?:just|finally|also|already|recently|then|actually|both|only)\s+)*(?:"
-    rf"(?:(?:was|were|got|have|has|had)\s+)?(?:\w+ed|{_IRREGULAR})\b"
+    rf"(?:(?:was|were|got|have|has|had)\s+)?(?:\w+ed|{PAST_IRREGULAR})\b"
     r"|(?:am|is|are|was|were)\s+(?:\w+\s+)?\w+ing\b"
     r"|(?:will|would|am\s+going\s+to|is\s+going\s+to|are\s+going\s+to|plan\s+to|want\s+to)\s+\w+"
     rf"|(?:have|has)\s+(?:a|an|my|our|the|his|her)\s+(?:[\w-]+\s+){{0,3}}(?:{_PLANNED})\b)",
     re.I,
 )
-_CLAUSE = re.compile(r"[,;]\s*|[.!?]\s+|\s+(?:but|though|although|while)\s+", re.I)
+# Clause ends: "I went to a parade and it was awesome - so much energy" tells of the parade.
+_CLAUSE = re.compile(
+    r"[,;]\s*|[.!?]\s+|\s+[-\u2013\u2014]\s+|\s+(?:but|though|although|while)\s+"
+    r"|\s+and\s+(?=(?:it|that|this|there|they|he|she|we)\b)",
+    re.I,
+)
 _BEFORE = re.compile(r"(?:\b(?:since|for|until|till|by|every|each|from)\s+)$", re.I)
 _HOW_LONG = re.compile(r"(?:since|for|until|till|from)\b", re.I)
 # "My sister Leela and her husband Arjun visited": a second subject before the verb.
 _JOINED = re.compile(r"^\s+and\s+(?:(?:my|our|his|her|their)\s+(?:\w+\s+)?)?[A-Z][a-z][\w'-]*")
 _TO_YOU = re.compile(r"\b(?:you|your|yours)\b", re.I)
-_PREPOSITION = re.compile(r"\s*\b(?:on|in|at|during)\s*$", re.I)
+# What a date phrase takes with it: "in", "on", and "about" ("about a year ago").
+_PREPOSITION = re.compile(
+    r"\s*\b(?:(?:on|in|at|during)\s+)?(?:(?:about|around|roughly|nearly|almost|over)\s*)?$", re.I
+)
 _OPENING = re.compile(r"^(?:(?:then|and|so|but|also|well|oh|anyway|just)\b[\s,]*)+", re.I)
+# "We just did it", "I'm going to try making it": what was done is said elsewhere.
+_ENDS_POINTING = re.compile(r"\b(?:it|that|this|them|those|these)$", re.I)
+# "I made it in class", "I did something new": what it is, the line leaves to another.
+_POINTING = re.compile(
+    r"\b(?:it|them)\b(?!\s+(?:is|was|has|had|will|would|am|are|were)\b)|\b(?:something|"
+    r"anything|stuff)\b",
+    re.I,
+)
 
 
 def _clause_of(text: str, start: int, end: int) -> tuple[int, int]:
@@ -71,10 +83,16 @@ def events_in(line: Line, text: str, preceding: Sequence[str]) -> list[RawEvent]
     if _BEFORE.search(text[:at]) or _HOW_LONG.match(phrase):
         return []  # "since 2019", "for two weeks": how long a state holds, not an event
     first, last = _clause_of(text, at, at + len(phrase))
-    before = _PREPOSITION.sub("", text[first:at])
-    clause = f"{before} {text[at + len(phrase) : last]}"
+    after = text[at + len(phrase) : last]
+    if re.match(r"['\u2019]s\b", after):  # "during last week's game": during the game
+        before, after = f"{text[first:at]} the", after[2:]
+    else:
+        before = _PREPOSITION.sub("", text[first:at])
+    clause = f"{before} {after}"
     clause = re.sub(r"\s+([,.;!?])", r"\1", " ".join(clause.split()))
     clause = _OPENING.sub("", clause).strip(" ,.!?")
+    if _ENDS_POINTING.search(clause) or _POINTING.search(clause) or passing("", clause, clause):
+        return []  # what was done is said elsewhere; "I was bored": a feeling, no happening
     subjects = subjects_in(clause, preceding)
     if not subjects or subjects[0].lead.strip():
         return []

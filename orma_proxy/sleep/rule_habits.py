@@ -11,6 +11,14 @@ exception's own act (condition ``deadline``). A drink keeps the seed's shape,
 its time of day in the attribute (``morning_drink: black coffee``), and a
 conditional drink joins the attribute of the drink it is the exception to;
 any other habit is ``habit: run 5k every Sunday``.
+
+What is no habit of the holder's is left alone: a verb in the past ("a pic I
+took during a morning workout"), a clause inside a noun phrase ("the book I
+read last year reminds me"), what a group does to itself ("we push each
+other"), what everyone does ("we all need a push"), a stance rather than a
+doing ("I remember when", "I understand how"), a phrase with "it" or "them"
+the rules cannot resolve, a phrase about "you", and a third person's phrase
+told in the speaker's own words ("she always puts a smile on my face").
 """
 
 from __future__ import annotations
@@ -20,6 +28,7 @@ from collections.abc import Sequence
 
 from orma_proxy.sleep.batch import Line
 from orma_proxy.sleep.extract import RawState
+from orma_proxy.sleep.rule_patterns import PAST_IRREGULAR
 from orma_proxy.sleep.subjects import Subject, subjects_in
 from orma_proxy.sleep.verify import tidy_condition
 
@@ -43,13 +52,14 @@ _FREQUENCY = re.compile(
 _PERIOD = re.compile(r"\b(morning|afternoon|evening|night)s?\b", re.I)
 _LEADING = re.compile(
     r"^(?:\s*(?:also|usually|still|now|always|often|normally|mostly|generally|just|"
-    r"sometimes|regularly|then)\b)+",
+    r"sometimes|regularly|then|even|really|definitely|highly|also)\b)+",
     re.I,
 )
 _NOT_HABITS = frozenset(
     """am is are was were be been being do does did have has had will would can could should
     might may must not never cannot need needs want wants think guess hope wish know knows
-    feel feels like likes love loves mean meant""".split()  # noqa: SIM905
+    feel feels like likes love loves mean meant remember understand believe agree appreciate
+    doubt bet imagine recommend all both each maybe perhaps probably""".split()  # noqa: SIM905
 )
 _DRINK = frozenset({"drink", "drinks"})
 _SUBORDINATE = re.compile(
@@ -73,7 +83,18 @@ _TAIL_FRAME = re.compile(
 )
 _END = re.compile(r"[.;!?]|,\s+(?!(?:" + _DAYS + r")s\b)|\s+(?:and|but|so|though)\s+", re.I)
 _TRAILING = re.compile(r"(?:\s+(?:instead|now|too|as\s+well|though|anyway))+$", re.I)
-_PAST = re.compile(r"ed$")
+_PAST = re.compile(rf"ed$|^(?:{PAST_IRREGULAR})$", re.I)
+# A group doing to itself, the listener, the speaker in a third person's phrase.
+_RECIPROCAL = re.compile(r"\b(?:each\s+other|one\s+another|ourselves|themselves)\b", re.I)
+_SECOND_PERSON = re.compile(r"\b(?:you|your|yours|yourself)\b", re.I)
+_FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|myself|we|us|our)\b", re.I)
+# Words that may stand before the subject of a habit: openers, or the frequency itself.
+_OPENERS = re.compile(
+    r"^(?:(?:and|but|so|also|now|well|yes|yeah|no|actually|then|oh|plus|anyway|still|"
+    r"usually|always|often|sometimes|normally|generally|mostly|lately|recently|currently|"
+    r"nowadays|these\s+days)\b[\s,]*)*$",
+    re.I,
+)
 _INSTEAD_OF = re.compile(r"\s+instead\s+of\s+[^,;.!?]+?(?=\s+(?:in|on|at|every|each)\b|$)", re.I)
 _PRONOUNS = frozenset({"it", "them", "that", "this", "those", "these"})
 
@@ -102,14 +123,17 @@ def _frame(text: str, subject: Subject, phrase: str) -> tuple[str, str]:
 def _habit(line: Line, text: str, subject: Subject, earlier: Sequence[RawState]) -> RawState | None:
     if _SUBORDINATE.search(subject.lead) or len(subject.lead.split()) > _MOST_LEAD_WORDS:
         return None  # "When I have a sore throat": the condition, not the habit
+    lead = subject.lead.strip()
+    if not (_OPENERS.match(lead) or _FREQUENCY.search(lead) or _LEAD_FRAME.match(lead)):
+        return None  # "The book I read last year reminds me": a clause inside a noun phrase
     end = _END.search(subject.rest)
     clause = subject.rest[: end.start()] if end else subject.rest
     words = _LEADING.sub("", clause).split()
     if not words:
         return None
     verb = words[0].lower()
-    if verb in _NOT_HABITS or _PAST.search(verb):
-        return None
+    if verb in _NOT_HABITS or _PAST.search(verb) or verb.endswith(("ly", "ing")):
+        return None  # no finite verb in the present: "physically after", "disconnecting"
     if subject.about != "user" and not verb.endswith("s"):
         return None  # "she walks", not "she walked" or "she is"
     condition, clause = _frame(text, subject, clause)
@@ -122,8 +146,13 @@ def _habit(line: Line, text: str, subject: Subject, earlier: Sequence[RawState])
     phrase = _TRAILING.sub("", _LEADING.sub("", clause).strip()).strip(" ,")
     if verb in _DRINK:
         return _drink(line, subject, phrase, condition, earlier)
-    if len(phrase.split()) > 1 and phrase.split()[1].lower() in _PRONOUNS:
+    said = f"{phrase} {condition}"
+    if any(w.lower() in _PRONOUNS for w in phrase.split()[1:]):
         return None  # "I reread it every few years": what "it" is, the rules cannot tell
+    if _RECIPROCAL.search(said) or _SECOND_PERSON.search(said):
+        return None
+    if subject.about != "user" and _FIRST_PERSON.search(phrase):
+        return None  # "she always puts a smile on my face": the speaker's, told of her
     if in_lead:
         phrase = f"{phrase} {in_lead[0].lower()}"
     return RawState(

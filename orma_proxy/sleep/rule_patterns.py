@@ -16,11 +16,28 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["NUMBER", "OCCUPATION", "PREDICATES", "RELATION_NAMED", "Predicate"]
+__all__ = [
+    "CLAUSE_END",
+    "END",
+    "NUMBER",
+    "OCCUPATION",
+    "PAST_IRREGULAR",
+    "PREDICATES",
+    "RELATION_NAMED",
+    "VALUE",
+    "Predicate",
+]
 
-# A value runs to the end of its clause, without a trailing time phrase.
-VALUE = r"(?P<value>(?:(?:Dr|Mr|Mrs|Ms|Prof|St)\.\s+)?[^,;.!?]+?)"
-END = r"(?=\s*(?:[,;.!?]|\band\b|\bbut\b|\bsince\b|\bthough\b|\bfor\b|\bnow\b|$))"
+# A value runs to the end of its clause, without a trailing time phrase; a dot inside a word
+# ("john.doe@company.com", "3.5") is part of it.
+VALUE = r"(?P<value>(?:(?:Dr|Mr|Mrs|Ms|Prof|St)\.\s+)?(?:[^,;.!?]|\.(?=\w))+?)"
+END = r"(?=\s*(?:[,;!?]|\.(?!\w)|\band\b|\bbut\b|\bsince\b|\bthough\b|\bfor\b|\bnow\b|$))"
+# Where a clause ends: "and" joins two clauses only when a subject follows it ("... a safe and
+# loving home" is one phrase; "... Dr. Rao and she is great" two clauses).
+CLAUSE_END = (
+    r"(?=\s*(?:[,;!?]|\.(?!\w)|\b(?:and|but)\s+(?:i|you|he|she|it|we|they|my|his|her|our|their|"
+    r"there|this|that)\b|\bbut\b|\bsince\b|\bthough\b|$))"
+)
 _CAPS = r"[A-Z][\w'&-]*(?:\s+(?:of\s+|de\s+|&\s+)?[A-Z][\w'&-]*)*"
 PLACE = rf"(?P<value>{_CAPS})"
 _ORG = rf"(?P<org>{_CAPS})"
@@ -38,6 +55,14 @@ NUMBER = (
     r"(?:\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|"
     r"fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|"
     r"seventy|eighty|ninety)(?:[-\s](?:one|two|three|four|five|six|seven|eight|nine))?"
+)
+
+# Verbs whose past is not "-ed": "I took", "we went".
+PAST_IRREGULAR = (
+    "went|gave|got|had|made|took|came|saw|met|fell|broke|bought|sold|left|ran|won|lost|began|"
+    "became|found|wrote|spent|sent|built|drove|flew|ate|drank|sang|swam|threw|wore|woke|hurt|"
+    "quit|told|said|paid|heard|held|kept|felt|taught|caught|brought|fought|chose|forgot|rode|"
+    "laid|spoke|shook|grew|knew|drew|slept|lent|led|hid|hung|stood|sat|did|moved"
 )
 
 DIETS = (

@@ -5,8 +5,10 @@ pattern serves everyone; this module finds the subjects. "I" and "we" are
 the user; "my sister Asha" is Asha and "my mom" the user's mom (named by
 ``persons``' convention); "she" and "he" carry over to the last person of
 their gender said before them (``persons.antecedent``: never a place);
-a capitalised name that opens a clause is that person; "they" after two
-people joined by "and" is each of them. Contractions are spelt out first
+a capitalised name that opens a clause is that person when the text shows
+it is a name (capitalised where no sentence starts, or introduced as a
+person: "Art helps us" and "Meal times are fun" open with no one); "they"
+after two people joined by "and" is each of them. Contractions are spelt out first
 ("she's" -> "she is"), so the patterns need one form of each verb.
 """
 
@@ -117,7 +119,11 @@ def subjects_in(text: str, preceding: Sequence[str]) -> list[Subject]:
             found[at] = Subject(about, "", text[relation.end() :], start)
             continue
         bare = _NAME.match(text, at)
-        if bare and bare["name"].split()[-1].lower() not in NOT_NAMES:
+        if (
+            bare
+            and bare["name"].split()[-1].lower() not in NOT_NAMES
+            and _a_name(bare["name"], (*preceding, text))
+        ):
             found[at] = Subject(bare["name"], "", text[bare.end() :], start)
     for m in _ELLIPSIS.finditer(text):
         # "I was born in Jaipur but grew up in Delhi": the clause shares the subject before it.
@@ -126,6 +132,20 @@ def subjects_in(text: str, preceding: Sequence[str]) -> list[Subject]:
             last = found[max(earlier)]
             found[m.end()] = Subject(last.about, "", " " + text[m.end() :], m.end())
     return [found[k] for k in sorted(found)]
+
+
+def _a_name(word: str, texts: Sequence[str]) -> bool:
+    """Whether ``word`` is a name in ``texts``: a person introduced, or capitalised mid-sentence.
+
+    A sentence's first word is capitalised whatever it is; a name is capitalised
+    wherever it stands ("Thanks, Leela", "I met Ravi").
+    """
+    bare = word.split()[-1]
+    mid = re.compile(rf"(?<![.!?:\s])\s+{re.escape(bare)}\b|[,;]\s+{re.escape(bare)}\b")
+    for text in texts:
+        if mid.search(text) or any(bare in p.name.split() for p in persons.people_in(text)):
+            return True
+    return False
 
 
 def _clause_end(text: str, start: int) -> int:

@@ -54,6 +54,8 @@ _DAYS_TAIL = re.compile(
     re.I,
 )
 _HALF = 0.5
+# A condition never takes "will": "if I'll ever ..." asks whether.
+_WHETHER = re.compile(r"\b(?:will|won't|would)\b|'ll\b", re.I)
 _UNLESS = re.compile(r"\bunless\s+(?P<cond>[^,;.!?]+)", re.I)
 _CONDITION_FILLER = re.compile(
     r"^(?:i\s+(?:have|get|feel|am|'m)|i'm|i've got|it's|it is|there's|there is|"
@@ -156,6 +158,8 @@ def conditional_frame(line: str, value: str) -> str:
     """
     for pattern in (_CONDITION_LEAD, _CONDITION_TAIL, _DAYS_TAIL):
         m = pattern.search(line)
+        if m and _WHETHER.search(m["cond"]):
+            continue  # "who knows if I'll ever get a pet": whether, not a condition
         if m and value.lower() not in m["cond"].lower():
             if pattern is _CONDITION_TAIL and m[0].strip().lower().startswith("unless"):
                 return ""

@@ -31,7 +31,7 @@ from orma_proxy.text.dates import (
 from orma_proxy.text.files import TEXT_SUFFIXES, FilePiece, check_text_file, read_pieces
 from orma_proxy.text.grams import SQL_FUNCTION, cjk_grams, has_cjk, query_grams
 from orma_proxy.text.identifiers import Identifier, find_identifiers, same
-from orma_proxy.text.moods import Mood, mood, sought, unasserted
+from orma_proxy.text.moods import Mood, mood, sought, standing, unasserted
 from orma_proxy.text.names import NOT_NAMES, clean_name, names_in
 from orma_proxy.text.passing import passing
 from orma_proxy.text.prohibitions import Prohibition, read_rule, said_rule
@@ -77,6 +77,7 @@ __all__ = [
     "sought",
     "split_said",
     "split_sentences",
+    "standing",
     "state_attributes",
     "stem",
     "stems",

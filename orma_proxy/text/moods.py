@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-__all__ = ["Mood", "mood", "sought", "unasserted"]
+__all__ = ["Mood", "mood", "sought", "standing", "unasserted"]
 
 Mood = Literal["statement", "question", "request", "guess", "hypothetical", "reported", "wish"]
 
@@ -132,6 +132,15 @@ def mood(sentence: str) -> Mood:
     if _REQUEST.match(text) and not _STANDING.search(text):
         return "request"
     return "statement"
+
+
+def standing(sentence: str) -> bool:
+    """Whether ``sentence`` says it holds from now on ("always", "never", "whenever", ...).
+
+    An imperative is a standing instruction only so: "Keep answers short" asks
+    once, "Always keep answers short" sets how every answer is.
+    """
+    return _STANDING.search(sentence) is not None
 
 
 def unasserted(sentence: str) -> str | None:

@@ -23,9 +23,13 @@ NOT_NAMES = frozenset(
 )
 
 
+_POSSESSIVE = re.compile(r"['\u2019]s?$")
+
+
 def clean_name(name: str) -> str:
-    """``" Dr.  Rao, "`` -> ``"Dr. Rao"``: single spaces, no edge punctuation or quotes."""
-    return " ".join(name.split()).strip(" .,'\"")
+    """``" Dr.  Rao, "`` -> ``"Dr. Rao"``: single spaces, no edge punctuation, quotes or
+    possessive ("Asha's birthday" names Asha)."""
+    return _POSSESSIVE.sub("", " ".join(name.split()).strip(" .,'\"\u2019")).strip(" .,")
 
 
 def names_in(text: str) -> list[str]:

@@ -29,9 +29,11 @@ _SAID = re.compile(
     re.IGNORECASE,
 )
 # "Don't worry", "never mind", "don't forget the milk", "don't know": no rule on replies.
+# "Never been there", "never had the chance": a participle, so "I have" was left out, and
+# the line tells what has not happened, not what must not.
 _NOT_RULES = re.compile(
     r"^(?:worry|mind|know|think|care|understand|bother|feel|forget|remember|have|need|want|"
-    r"like|hesitate)\b|^(?:be\s+)?sorry\b",
+    r"like|hesitate|been|had|done|gone|seen|heard|met|got|gotten|tried)\b|^(?:be\s+)?sorry\b",
     re.I,
 )
 # A rule as declared (``orma_forbid``, an anti-pattern): a label, then maybe a negation.
