@@ -53,7 +53,12 @@ _PREPOSITION = re.compile(
 )
 _OPENING = re.compile(r"^(?:(?:then|and|so|but|also|well|oh|anyway|just)\b[\s,]*)+", re.I)
 # "We just did it", "I'm going to try making it": what was done is said elsewhere.
-_ENDS_POINTING = re.compile(r"\b(?:it|that|this|them|those|these)$", re.I)
+# A clause cut short: "our season opener is" (its date was all it said), "I went to".
+_DANGLING = re.compile(
+    r"\b(?:it|that|this|them|those|these|is|are|was|were|am|be|the|a|an|to|of|for|with|and|at|"
+    r"in|on)$",
+    re.I,
+)
 # "I made it in class", "I did something new": what it is, the line leaves to another.
 _POINTING = re.compile(
     r"\b(?:it|them)\b(?!\s+(?:is|was|has|had|will|would|am|are|were)\b)|\b(?:something|"
@@ -91,7 +96,7 @@ def events_in(line: Line, text: str, preceding: Sequence[str]) -> list[RawEvent]
     clause = f"{before} {after}"
     clause = re.sub(r"\s+([,.;!?])", r"\1", " ".join(clause.split()))
     clause = _OPENING.sub("", clause).strip(" ,.!?")
-    if _ENDS_POINTING.search(clause) or _POINTING.search(clause) or passing("", clause, clause):
+    if _POINTING.search(clause) or _DANGLING.search(clause) or passing("", clause, clause):
         return []  # what was done is said elsewhere; "I was bored": a feeling, no happening
     subjects = subjects_in(clause, preceding)
     if not subjects or subjects[0].lead.strip():

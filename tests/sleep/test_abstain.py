@@ -1,0 +1,141 @@
+"""The rule extractor abstains where a careful reader writes no fact, and cuts no value (issue 27).
+
+Sentences of our own, one kind each: advice and encouragement to the
+listener, second-person sentences, reactions and compliments, questions,
+wishes, hypotheticals, fragments, another person's things in the speaker's
+voice, and imperatives that do not say they stand. Then whole values: an email
+address with its dots, a name with its possessive resolved.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from orma_proxy.sleep.batch import Batch, Line
+from orma_proxy.sleep.heuristic import extract_by_rules
+from orma_proxy.sleep.relations import relations_said
+
+SAID = datetime(2026, 3, 14, 18, 30, tzinfo=ZoneInfo("Europe/Lisbon"))  # a Saturday
+
+
+def drawn(*lines: str, speaker: str | None = None) -> tuple[set[tuple[str, str, str]], list[str]]:
+    """(about, attribute, value) of every state, and each event's words, the rules draw."""
+    role = "note" if speaker else "user"
+    batch = Batch(
+        "s",
+        0,
+        (1,),
+        tuple(Line(n, n, 1, role, t, SAID.timestamp(), speaker) for n, t in enumerate(lines, 1)),
+        (),
+    )
+    found = extract_by_rules(batch)
+    states = {(s.about, s.attribute, s.value) for s in found.states}
+    states |= {(s.about, s.attribute, s.value) for s in relations_said(batch).states}
+    return states, [e.what for e in found.events]
+
+
+@pytest.mark.parametrize(
+    ("line", "speaker"),
+    [
+        # Encouragement and advice to the listener, on a named speaker's line.
+        ("Keep going, your bakery will be a hit!", "Ilse"),
+        ("Keep practising those scales every evening.", "Tomas"),
+        ("Don't stop painting, the harbour series is lovely.", "Ilse"),
+        ("Never lose that curiosity of yours.", "Tomas"),
+        # ... and on the user's own line, an imperative that does not say it stands.
+        ("Keep the summary to three bullet points.", None),
+        ("Use the metric system for this recipe.", None),
+        # Second person: the listener's things.
+        ("Your garden is always full of bees.", "Ilse"),
+        ("My advice is to trust your instincts.", "Tomas"),
+        # Reactions and compliments.
+        ("Always lovely to hear from you!", "Ilse"),
+        ("Your pottery is gorgeous.", "Tomas"),
+        # Questions, wishes, hypotheticals.
+        ("Do you still swim at the lido every Sunday?", "Ilse"),
+        ("I wish I lived closer to the coast.", "Tomas"),
+        ("If I had a boat, I would sail every weekend.", "Ilse"),
+        # Fragments and clauses inside a noun phrase.
+        ("Nope, never been to a rodeo.", "Tomas"),
+        ("The jacket I bought last spring reminds me to travel light.", "Ilse"),
+        ("Sometimes I even take them to the market.", "Tomas"),
+        # A group doing to itself, everyone, stances.
+        ("We always cheer each other on at the races.", "Ilse"),
+        ("We all need a quiet evening sometimes.", "Tomas"),
+        ("I remember when we usually biked to the lake.", "Ilse"),
+        # Another person's things, in the speaker's voice.
+        ("Her cat Pip is sweet and always curls up on my lap.", "Tomas"),
+        ("Woodworking is something my uncle always loved.", "Ilse"),
+        # A judgement, a likeness, a progressive: no slot value.
+        ("My choir is like a second home.", "Tomas"),
+        ("My thesis is going well these days.", "Ilse"),
+        ("Helping at the shelter is important to me, and my shelter work is key.", "Tomas"),
+        # A capitalised opener that names no one.
+        ("Gardening always calms me down.", "Ilse"),
+        ("Jazz records are always worth the hunt.", "Tomas"),
+    ],
+)
+def test_no_fact_where_a_careful_reader_writes_none(line: str, speaker: str | None) -> None:
+    states, _ = drawn(line, speaker=speaker)
+    assert states == set()
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "We finally did it last weekend!",  # what "it" is, the line leaves to another
+        "I tried something new yesterday.",
+        "I was exhausted yesterday.",  # a feeling, no happening
+    ],
+)
+def test_no_event_from_a_fragment_or_a_feeling(line: str) -> None:
+    _, events = drawn(line, speaker="Ilse")
+    assert events == []
+
+
+def test_a_standing_instruction_of_the_users_is_still_read() -> None:
+    states, _ = drawn("From now on, use the metric system.")
+    assert ("user", "prefers", "use the metric system") in states
+    assert drawn("Always answer in Portuguese.")[0] == {("user", "prefers", "answer in Portuguese")}
+
+
+def test_a_named_speakers_own_facts_are_still_read() -> None:
+    states, events = drawn(
+        "I work at Lumen Labs as a nurse, and we moved to Porto last month.",
+        speaker="Ilse",
+    )
+    assert ("Ilse", "employer", "Lumen Labs") in states
+    assert ("Ilse", "job_title", "nurse") in states
+    assert any("moved to Porto" in e for e in events)
+
+
+def test_we_on_a_named_speakers_line_includes_the_speaker() -> None:
+    batch = Batch(
+        "s",
+        0,
+        (1,),
+        (Line(1, 1, 1, "note", "We went kayaking last Sunday.", SAID.timestamp(), "Ilse"),),
+        (),
+    )
+    events = extract_by_rules(batch).events
+    assert [e.what for e in events] == ["We went kayaking"]
+
+
+def test_an_email_is_whole() -> None:
+    states, _ = drawn("My email is john.doe@company.com.")
+    assert states == {("user", "email", "john.doe@company.com")}
+
+
+def test_a_possessive_name_is_resolved() -> None:
+    states, _ = drawn("My daughter Asha's birthday is on 3 March.")
+    assert ("user", "daughter", "Asha") in states
+    assert ("Asha", "birthday", "3 March") in states
+    assert not any(value.endswith("'s") for _, _, value in states)
+
+
+def test_a_value_is_not_cut_at_an_and_inside_its_phrase() -> None:
+    states, _ = drawn("My goal is to open a small and cosy bookshop, and I am saving for it.")
+    assert ("user", "goal", "to open a small and cosy bookshop") in states
