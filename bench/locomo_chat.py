@@ -35,7 +35,7 @@ import sqlite3
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC
@@ -143,17 +143,17 @@ def ranked_entries() -> Iterator[list[Entry]]:
     them across kinds, which only the packer's input says.
     """
     seen: list[Entry] = []
-    original = pipeline.pack_block
+    original: Callable[..., MemoryBlock] = getattr(pipeline, "pack_block")  # noqa: B009
 
     def spy(*args: Any, **kwargs: Any) -> MemoryBlock:
         seen[:] = list(kwargs.get("entries", ()))
         return original(*args, **kwargs)
 
-    pipeline.pack_block = spy  # type: ignore[assignment]
+    setattr(pipeline, "pack_block", spy)  # noqa: B010
     try:
         yield seen
     finally:
-        pipeline.pack_block = original
+        setattr(pipeline, "pack_block", original)  # noqa: B010
 
 
 def block_turns(
@@ -244,10 +244,10 @@ async def run_chat(conversations: list[Conversation], names: str, rebuild: bool)
     model = OrmaConfig.load().embed_model
     stores = [await built_stores(conv, model, names, rebuild) for conv in conversations]
     rows: dict[str, ChatScores] = {}
-    for label, index in (("as chat, no sleep", 0), ("as chat, after sleep (rules)", 1)):
+    for label, slept in (("as chat, no sleep", False), ("as chat, after sleep (rules)", True)):
         result = ChatScores()
-        for conv, built in zip(conversations, stores, strict=True):
-            await score_chat(conv, built[index], built[2], result)
+        for conv, (awake, after, turns) in zip(conversations, stores, strict=True):
+            await score_chat(conv, after if slept else awake, turns, result)
         rows[label] = result
     count = sum(len(c.questions) for c in conversations)
     print(
