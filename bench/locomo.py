@@ -1,6 +1,7 @@
 """Recall quality on long real conversations: LoCoMo's development half (issue 17).
 
-``python -m bench.locomo [--block] [--ablation] [--data PATH] [--conversations N] [--rebuild]``
+``python -m bench.locomo [--block] [--sleep] [--ablation] [--data PATH] [--conversations N]
+[--rebuild]``
 (``--as-chat``: the product path, ``bench/locomo_chat.py``)
 
 Scored exactly as ``../shared/datasets/locomo-dev/README.md`` says: each conversation
@@ -15,7 +16,10 @@ Printed for Orma's ``search()``, with ``--block`` for the passages of the block
 ``recall()`` builds (budget 1,024 tokens), and for a plain BM25 baseline over whole
 turns (SQLite FTS5, the same tokenizer and query terms) built in the same run;
 ``--ablation`` scores the block with each ranking switch off in turn, with plain
-RRF, and with the three signals of recall's history off together.
+RRF, and with the three signals of recall's history off together. ``--sleep``
+scores the block again after a rule-based ``sleep()`` (no LLM) of each fresh copy:
+the cached stores hold no facts (none is drawn from a turn as it is recorded), so
+only then do states and events compete with the turns they were drawn from.
 
 The dataset is CC BY-NC 4.0 and is never copied into this repository: it is read
 from ``--data`` (default ``../shared/datasets/locomo-dev/locomo-dev.json``). Built
@@ -53,6 +57,7 @@ DEFAULT_DATA = Path("../shared/datasets/locomo-dev/locomo-dev.json")
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 TOP = 10
 BLOCK_BUDGET = 1_024
+NO_LLM = "http://127.0.0.1:9/v1"  # nothing listens: sleep consolidates by rules
 # Bump when what ``add()`` stores for a note changes, so cached stores are rebuilt.
 STORE_FORMAT = 3
 ABLATION = (
@@ -222,8 +227,9 @@ async def score_orma(
     episodes: dict[int, str],
     config_update: dict[str, Any],
     block: bool,
+    slept: bool = False,
 ) -> Scores:
-    """Orma's search (or block) on a fresh copy of the cached store."""
+    """Orma's search (or block) on a fresh copy of the cached store (``slept``: after sleep)."""
     texts = {t.dia_id: t.note for t in conv.turns}
     scores = Scores()
     with tempfile.TemporaryDirectory(prefix="orma-locomo-") as tmp:
@@ -231,6 +237,9 @@ async def score_orma(
         shutil.copyfile(db, copy)
         config = _config(copy).model_copy(update=config_update)
         async with AsyncMemory(config=config) as mem:
+            if slept:
+                mem.config.upstream = NO_LLM
+                await mem.sleep(conv.name)
             await mem.search("warm up", conv.name)
             for q in conv.questions:
                 started = time.perf_counter()
@@ -300,18 +309,21 @@ async def run(args: argparse.Namespace) -> int:
         return await run_chat(conversations, args.names, args.rebuild)
     model = OrmaConfig.load().embed_model
     stores = [await built_store(conv, model, args.rebuild) for conv in conversations]
-    variants: dict[str, tuple[dict[str, Any], bool]] = {"Orma search()": ({}, False)}
-    if args.block or args.ablation:
-        variants["Orma recall() block"] = ({}, True)
+    variants: dict[str, tuple[dict[str, Any], bool, bool]] = {"Orma search()": ({}, False, False)}
+    if args.block or args.ablation or args.sleep:
+        variants["Orma recall() block"] = ({}, True, False)
+    if args.sleep:
+        variants["block after a rule-based sleep"] = ({}, True, True)
     if args.ablation:
         for switch in ABLATION:
-            variants[f"block, {switch.removeprefix('enable_')} off"] = ({switch: False}, True)
+            name = f"block, {switch.removeprefix('enable_')} off"
+            variants[name] = ({switch: False}, True, False)
         for name, update in ABLATION_SETTINGS.items():
-            variants[f"block, {name}"] = (update, True)
+            variants[f"block, {name}"] = (update, True, False)
     rows = {"plain BM25 over whole turns": merge([score_bm25(c) for c in conversations])}
-    for name, (update, block) in variants.items():
+    for name, (update, block, slept) in variants.items():
         parts = [
-            await score_orma(conv, db, episodes, update, block)
+            await score_orma(conv, db, episodes, update, block, slept)
             for conv, (db, episodes) in zip(conversations, stores, strict=True)
         ]
         rows[name] = merge(parts)
@@ -327,6 +339,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--block", action="store_true", help="score recall()'s block too")
     parser.add_argument("--ablation", action="store_true", help="the block, each switch off")
+    parser.add_argument("--sleep", action="store_true", help="the block after a rule-based sleep")
     parser.add_argument("--conversations", type=int, default=None, help="only the first N")
     parser.add_argument(
         "--as-chat", action="store_true", help="record as a chat, score the block (locomo_chat)"

@@ -9,10 +9,14 @@ rules leave of the budget is split between states, events and passages
 (``budget_share_*``); entries are taken best first, each section within its
 share (its first line may pass it, so a share smaller than a line never
 starves the best match of a kind), then what the shares left goes to the best
-entries still out, whatever their kind. A passage is left out when the states and events drawn
-from it are all in the block (the consolidated line says it in fewer tokens)
-unless one of its facts has changed since: then it is shown, marked
-``[outdated: now X]``. Tokens are counted with a real tokenizer when one is
+entries still out, whatever their kind. A passage is left out only when the
+states and events drawn from it are all in the block and say all of it
+(``text/unsaid``: every content word of the line is a word of theirs or names
+the kind of one of their attributes): "I live in Pune." folds into
+``[user.home city: Pune]``, but "My brother Kabir plays the violin." stays beside
+``[user.brother: Kabir]``, whose fact says only part of it. A fact adds to its
+line, never subtracts from it. A passage one of whose facts has changed since is
+shown, marked ``[outdated: now X]``. Tokens are counted with a real tokenizer when one is
 given, and the whole text is recounted at the end: the block never exceeds
 its budget.
 """
@@ -28,6 +32,7 @@ from orma_proxy.recall.access import ItemKey
 from orma_proxy.recall.layout import FORBIDDEN_NOTE, HEADER, SECTIONS, Layout
 from orma_proxy.recall.search import Passage
 from orma_proxy.recall.states import Event, State
+from orma_proxy.text import unsaid
 
 __all__ = [
     "FORBIDDEN_NOTE",
@@ -221,9 +226,11 @@ def pack_block(
     packed: set[ItemKey] = set()
 
     candidates = {entry.key for entry in ranked}
+    facts = {entry.key: entry for entry in ranked if entry.passage is None}
+    folding = {entry.key for entry in ranked if _said_by_facts(entry, facts)}
 
     def consider(entry: Entry, limit: float) -> None:
-        line = _line(layout, entry, seen, packed)
+        line = _line(layout, entry, seen, packed, folding)
         if line is not None and take(entry.section, line, limit):
             chosen.append(entry)
             packed.add(entry.key)
@@ -233,8 +240,8 @@ def pack_block(
     # Best first, each section within its share; a section's first line may pass its
     # share (a share smaller than one line must not starve the best match of a kind).
     for entry in ranked:
-        if entry.passage is not None and _backed(entry, candidates):
-            continue  # its states/events will say it in fewer tokens; see the second pass
+        if _backed(entry, candidates, folding):
+            continue  # its states/events will say all of it; see the second pass
         first = not lines[entry.section]
         consider(entry, budget_tokens if first else limits[entry.section])
     for entry in ranked:  # what the shares left, to the best entries still out
@@ -264,19 +271,45 @@ def _rule_lines(layout: Layout, rules: dict[str, str]) -> list[str]:
     return lines
 
 
-def _backed(entry: Entry, items: set[ItemKey]) -> bool:
-    """Whether every fact a passage states is a current state or event among ``items``."""
-    return bool(entry.backs) and not entry.replaced_by and entry.backs <= items
+def _said_by_facts(entry: Entry, facts: dict[ItemKey, Entry]) -> bool:
+    """Whether a passage's states and events, all current candidates, say all of it."""
+    passage = entry.passage
+    if passage is None or not entry.backs or entry.replaced_by:
+        return False
+    words: list[str] = []
+    attributes: list[str] = []
+    dated = current = False
+    for key in entry.backs:
+        fact = facts.get(key)
+        if fact is None:
+            return False
+        if fact.state is not None:
+            s = fact.state
+            words += [s.entity, s.attribute, s.value, s.condition, s.since or ""]
+            attributes.append(s.attribute)
+            dated, current = dated or bool(s.since), current or s.active
+        elif fact.event is not None:
+            e = fact.event
+            words += [*e.who, e.what, e.date or ""]
+            dated = dated or e.date is not None
+    return not unsaid(passage.text, " ".join(words), attributes, dated=dated, current=current)
 
 
-def _line(layout: Layout, entry: Entry, seen: set[str], packed: set[ItemKey]) -> str | None:
+def _backed(entry: Entry, items: set[ItemKey], folding: set[ItemKey]) -> bool:
+    """Whether a passage may be left out: its facts say all of it and are all among ``items``."""
+    return entry.key in folding and entry.backs <= items
+
+
+def _line(
+    layout: Layout, entry: Entry, seen: set[str], packed: set[ItemKey], folding: set[ItemKey]
+) -> str | None:
     """The entry's line, or None when the model would learn nothing new from it."""
     passage = entry.passage
     if passage is not None:
         normal = _normal(passage.text)
         if normal in seen or any(normal in t for t in seen if len(t) > len(normal)):
             return None
-        if _backed(entry, packed):
+        if _backed(entry, packed, folding):
             return None
     return _render(layout, entry)
 

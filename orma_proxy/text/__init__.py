@@ -6,8 +6,9 @@ plain-English kinds of fact (``groups_of``), identifiers in any spelling
 (``find_identifiers``), the date terms of a line or a query (``date_terms``,
 ``query_dates``), how a rule is said (``read_rule``) and whether a sentence
 asserts anything at all (``unasserted``: not a question, guess or wish), whether
-a value is wanted rather than had (``sought``) and whether a state is of the
-moment (``passing``: a feeling, the weather, a reaction).
+a value is wanted rather than had (``sought``), whether a state is of the
+moment (``passing``: a feeling, the weather, a reaction) and what a line says
+that the facts drawn from it do not (``unsaid``).
 """
 
 from orma_proxy.text.attributes import (
@@ -38,6 +39,7 @@ from orma_proxy.text.prohibitions import Prohibition, read_rule, said_rule
 from orma_proxy.text.segment import Segment, split_sentences
 from orma_proxy.text.speaker import leading_speaker, split_said
 from orma_proxy.text.stopwords import STOPWORDS
+from orma_proxy.text.unsaid import unsaid
 
 __all__ = [
     "DATES_SQL_FUNCTION",
@@ -82,4 +84,5 @@ __all__ = [
     "stem",
     "stems",
     "unasserted",
+    "unsaid",
 ]

@@ -67,6 +67,17 @@ def test_forbid_is_a_state_at_once_and_recall_puts_it_first(orma: Orma, db: Path
     assert 0 < found["tokens"] <= 4096
 
 
+def test_recall_shows_what_a_note_says_beyond_the_fact_drawn_from_it(orma: Orma, db: Path) -> None:
+    """Issue 27: the violin is in the block beside the brother's name, not folded into it."""
+    note = "My brother Kabir plays the violin in the Pune symphony orchestra."
+    _ok(orma, "add", note, "--db", db)
+    facts = json.loads(_ok(orma, "facts", "--db", db, "--json"))["facts"]
+    assert [f["text"] for f in facts] == ["user · brother: Kabir"]  # drawn as it was stored
+    lines = _ok(orma, "recall", "What instrument does my brother play?", "--db", db).splitlines()
+    assert "[user.brother: Kabir]" in lines
+    assert any(line.startswith("[LOG: ") and line.endswith(f" note: {note}]") for line in lines)
+
+
 def test_recall_with_nothing_to_inject_says_so_on_stderr(orma: Orma, db: Path) -> None:
     _ok(orma, "add", "Alice likes green tea.", "--space", "alice", "--db", db)
     result = orma("recall", "tea", "--space", "bob", "--db", db)

@@ -150,6 +150,21 @@ async def _every_tool(agent: Agent) -> None:
     assert ("decision",) in kinds_stored
 
 
+async def test_recall_shows_what_a_note_says_beyond_its_fact(
+    tmp_path: Path, db: Path | str
+) -> None:
+    """Issue 27: the fact drawn from the note adds to its line in the block, never hides it."""
+    violin = "My brother Kabir plays the violin in the Pune symphony orchestra."
+    async with connect(tmp_path, db) as agent:
+        await agent.ok("orma_remember", text=violin)
+        facts = (await agent.ok("orma_facts"))["facts"]
+        assert [f["text"] for f in facts] == ["user · brother: Kabir"]  # drawn as it was stored
+        block = await agent.ok("orma_recall", query="What instrument does my brother play?")
+    lines = block.splitlines()
+    assert "[user.brother: Kabir]" in lines
+    assert any(line.startswith("[LOG: ") and line.endswith(f": {violin}]") for line in lines)
+
+
 async def test_mistakes_come_back_as_error_results(tmp_path: Path, db: Path | str) -> None:
     async with connect(tmp_path, db) as agent:
         await _mistakes(agent)

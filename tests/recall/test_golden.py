@@ -1,5 +1,9 @@
 """Golden blocks for the original Orma's example (Sahil: Pune -> Bangalore, coffee / tea,
-Zerodha, a Swiss knife), Sutra and classic, from a hand-built store on a fixed clock."""
+Zerodha, a Swiss knife), Sutra and classic, from a hand-built store on a fixed clock.
+
+Two lines more than the original's: its facts say "black coffee" but not "every
+morning" ("morning drink" names no habit), and "received a gift" but not "gave": a
+fact adds to its line, never subtracts from it (issue 27), so those lines stay."""
 
 from __future__ import annotations
 
@@ -36,7 +40,9 @@ SUTRA = (
 [user.morning drink | cond: sore throat -> warm ginger tea with raw honey]
 [user.role: systems engineer @ Zerodha]
 [EVENT: 2026-11-01: user received a gift from manager: Swiss knife]
-[LOG: 2026-10-10 user: I'm Sahil and I live in Pune. [outdated: now Bangalore]]"""
+[LOG: 2026-10-10 user: I'm Sahil and I live in Pune. [outdated: now Bangalore]]
+[LOG: 2026-10-10 user: I drink black coffee every morning.]
+[LOG: 2026-11-01 user: My manager gave me a Swiss knife today.]"""
 )
 
 CLASSIC = (
@@ -51,7 +57,9 @@ Now true:
 Events:
 - 2026-11-01: user received a gift from manager: Swiss knife
 Things said before:
-- 2026-10-10, user: "I'm Sahil and I live in Pune." [outdated: now Bangalore]"""
+- 2026-10-10, user: "I'm Sahil and I live in Pune." [outdated: now Bangalore]
+- 2026-10-10, user: "I drink black coffee every morning."
+- 2026-11-01, user: "My manager gave me a Swiss knife today.\""""
 )
 
 
