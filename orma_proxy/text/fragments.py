@@ -114,6 +114,8 @@ def unresolved(value: str) -> str | None:
     if _ELLIPSIS.search(text):
         return "it counts things named elsewhere"
     for m in _NEEDS_OBJECT.finditer(text):
+        if m[0].isupper() or text[max(0, m.start() - 1) : m.start()] in (":", "-", "/", "."):
+            continue  # "CS:GO", "Pokemon GO": a name, not the verb
         after = _WORD.findall(text[m.end() :].split(",")[0])
         if all(w.lower() in _NO_OBJECT for w in after):
             return f"'{m[0]}' says nothing of where or what"
