@@ -46,7 +46,7 @@ from orma_proxy.sleep.rule_patterns import (
 )
 from orma_proxy.sleep.subjects import Subject, spelt_out, subjects_in
 from orma_proxy.sleep.verify import content_words
-from orma_proxy.text import said_rule, standing, unasserted
+from orma_proxy.text import said_rule, standing, unasserted, unresolved
 
 __all__ = ["extract_by_rules"]
 
@@ -148,8 +148,8 @@ def _state(
     are unsure").
     """
     value = _trim(value)
-    if not value or value.lower() in _PRONOUN_VALUE:
-        return None
+    if not value or value.lower() in _PRONOUN_VALUE or unresolved(value):
+        return None  # "my plan is to go there": where, the value does not say
     if attribute != "prefers" and _SECOND_PERSON.search(f"{value} {condition}"):
         return None
     return RawState(

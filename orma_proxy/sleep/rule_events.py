@@ -20,7 +20,7 @@ from orma_proxy.sleep.batch import Line
 from orma_proxy.sleep.extract import RawEvent
 from orma_proxy.sleep.rule_patterns import PAST_IRREGULAR
 from orma_proxy.sleep.subjects import subjects_in
-from orma_proxy.text import passing
+from orma_proxy.text import felt, lead_in, passing, unresolved
 
 __all__ = ["events_in"]
 
@@ -42,6 +42,8 @@ _CLAUSE = re.compile(
     r"|\s+and\s+(?=(?:it|that|this|there|they|he|she|we)\b)",
     re.I,
 )
+# "..., but we came back and won": the clause after the event's changes its story.
+_CONTRAST = re.compile(r"\s*[,;]?\s*(?:but|though|although|yet|however|except)\b", re.I)
 _BEFORE = re.compile(r"(?:\b(?:since|for|until|till|by|every|each|from)\s+)$", re.I)
 _HOW_LONG = re.compile(r"(?:since|for|until|till|from)\b", re.I)
 # "My sister Leela and her husband Arjun visited": a second subject before the verb.
@@ -98,6 +100,8 @@ def events_in(line: Line, text: str, preceding: Sequence[str]) -> list[RawEvent]
     clause = _OPENING.sub("", clause).strip(" ,.!?")
     if _POINTING.search(clause) or _DANGLING.search(clause) or passing("", clause, clause):
         return []  # what was done is said elsewhere; "I was bored": a feeling, no happening
+    if unresolved(clause) or lead_in(clause) or felt(clause) or _CONTRAST.match(text[last:]):
+        return []  # "I had a blast there", "I had a setback", "I'm hoping to go", "..., but"
     subjects = subjects_in(clause, preceding)
     if not subjects or subjects[0].lead.strip():
         return []

@@ -31,6 +31,7 @@ from orma_proxy.sleep.extract import RawState
 from orma_proxy.sleep.rule_patterns import PAST_IRREGULAR
 from orma_proxy.sleep.subjects import Subject, subjects_in
 from orma_proxy.sleep.verify import tidy_condition
+from orma_proxy.text import felt, unresolved
 
 __all__ = ["habits_in"]
 
@@ -96,6 +97,13 @@ _OPENERS = re.compile(
     re.I,
 )
 _INSTEAD_OF = re.compile(r"\s+instead\s+of\s+[^,;.!?]+?(?=\s+(?:in|on|at|every|each)\b|$)", re.I)
+# "I usually cook, but lately I order in": a clause after it that changes how often or whether.
+# ("I usually play chess, but this time I tried go" keeps the habit.)
+_CONTRAST = re.compile(
+    r"[,;]?\s*(?:(?:but|though|although|yet)\b[^.;!?]*?\b(?:sometimes|occasionally|lately|"
+    r"recently|now|these\s+days|not|never|rarely|anymore|except)\b|except\b)",
+    re.I,
+)
 _PRONOUNS = frozenset({"it", "them", "that", "this", "those", "these"})
 
 
@@ -128,6 +136,8 @@ def _habit(line: Line, text: str, subject: Subject, earlier: Sequence[RawState])
         return None  # "The book I read last year reminds me": a clause inside a noun phrase
     end = _END.search(subject.rest)
     clause = subject.rest[: end.start()] if end else subject.rest
+    if end and _CONTRAST.match(subject.rest[end.start() :]):
+        return None  # "I usually work late, but sometimes ...": the rest qualifies it
     words = _LEADING.sub("", clause).split()
     if not words:
         return None
@@ -147,8 +157,10 @@ def _habit(line: Line, text: str, subject: Subject, earlier: Sequence[RawState])
     if verb in _DRINK:
         return _drink(line, subject, phrase, condition, earlier)
     said = f"{phrase} {condition}"
-    if any(w.lower() in _PRONOUNS for w in phrase.split()[1:]):
-        return None  # "I reread it every few years": what "it" is, the rules cannot tell
+    if any(w.lower() in _PRONOUNS for w in phrase.split()[1:]) or unresolved(phrase):
+        return None  # "I reread it every few years", "we go a few times a week": what, where?
+    if felt(phrase):
+        return None  # "we always look forward to the trip": a feeling, no doing
     if _RECIPROCAL.search(said) or _SECOND_PERSON.search(said):
         return None
     if subject.about != "user" and _FIRST_PERSON.search(phrase):

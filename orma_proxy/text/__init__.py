@@ -7,8 +7,10 @@ plain-English kinds of fact (``groups_of``), identifiers in any spelling
 ``query_dates``), how a rule is said (``read_rule``) and whether a sentence
 asserts anything at all (``unasserted``: not a question, guess or wish), whether
 a value is wanted rather than had (``sought``), whether a state is of the
-moment (``passing``: a feeling, the weather, a reaction) and what a line says
-that the facts drawn from it do not (``unsaid``).
+moment (``passing``: a feeling, the weather, a reaction), whether a value says
+anything alone (``unresolved``: no "there" without its place; ``lead_in``: not
+"I had a great time"), whether a phrase is a feeling towards something (``felt``)
+and what a line says that the facts drawn from it do not (``unsaid``).
 """
 
 from orma_proxy.text.attributes import (
@@ -30,9 +32,10 @@ from orma_proxy.text.dates import (
     query_dates,
 )
 from orma_proxy.text.files import TEXT_SUFFIXES, FilePiece, check_text_file, read_pieces
+from orma_proxy.text.fragments import lead_in, unresolved
 from orma_proxy.text.grams import SQL_FUNCTION, cjk_grams, has_cjk, query_grams
 from orma_proxy.text.identifiers import Identifier, find_identifiers, same
-from orma_proxy.text.moods import Mood, mood, sought, standing, unasserted
+from orma_proxy.text.moods import Mood, felt, mood, sought, standing, unasserted
 from orma_proxy.text.names import NOT_NAMES, clean_name, names_in
 from orma_proxy.text.passing import passing
 from orma_proxy.text.prohibitions import Prohibition, read_rule, said_rule
@@ -60,12 +63,14 @@ __all__ = [
     "date_terms",
     "date_terms_or_none",
     "evidence_of",
+    "felt",
     "find_identifiers",
     "finest_terms",
     "group_stems",
     "groups_of",
     "has_cjk",
     "kinds_shown",
+    "lead_in",
     "leading_speaker",
     "mood",
     "names_in",
@@ -84,5 +89,6 @@ __all__ = [
     "stem",
     "stems",
     "unasserted",
+    "unresolved",
     "unsaid",
 ]

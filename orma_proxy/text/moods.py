@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-__all__ = ["Mood", "mood", "sought", "standing", "unasserted"]
+__all__ = ["Mood", "felt", "mood", "sought", "standing", "unasserted"]
 
 Mood = Literal["statement", "question", "request", "guess", "hypothetical", "reported", "wish"]
 
@@ -91,6 +91,16 @@ _SEEKING = re.compile(
     r"\b(?:looking|searching|hunting|applying|interviewing|hoping|aiming)\s+(?:for|to|at)\b",
     re.I,
 )
+# Feeling towards or looking ahead to something is no doing of it: "we always look forward to
+# our camping trip" is no habit of camping, "I'm hoping to attend a conference" no event.
+_FEELING = re.compile(
+    rf"\b(?:look(?:s|ed|ing)?\s+forward\s+to|can(?:not|{_APOSTROPHE}t|\s+not)\s+wait"
+    r"|(?:hope|hopes|hoped|hoping)\s+(?:to|for|that|so)|(?:wish|wishes|wished|wishing)\b"
+    r"|(?:feel|feels|felt|feeling)\s+like|dream(?:s|ed|t|ing)?\s+(?:of|about)"
+    r"|longing\s+(?:to|for)|(?:think|thinks|thinking)\s+(?:about|of)\s+\w+ing"
+    rf"|consider(?:s|ing)?\s+\w+ing|(?:will|would|{_APOSTROPHE}ll)\s+(?:always\s+)?remember)\b",
+    re.I,
+)
 # Clause boundaries: what is sought in one clause says nothing of the next.
 _CLAUSE_BREAK = re.compile(r"[;.!?]|,\s*(?:but|and|so)\b|\s+but\s+", re.I)
 _REASONS: dict[Mood, str] = {
@@ -147,6 +157,18 @@ def unasserted(sentence: str) -> str | None:
     """Why no fact may be drawn from ``sentence`` (a question, a guess...), or None."""
     found = mood(sentence)
     return None if found == "statement" else _REASONS[found]
+
+
+def felt(phrase: str) -> bool:
+    """Whether ``phrase`` tells a feeling towards or a hope of something, not a doing of it.
+
+    "We look forward to our camping trip", "I can't wait to see it", "I'm
+    hoping to attend a book fair", "we're thinking about going camping", "I'll
+    always remember that trip": no habit, event or state is drawn from such a
+    phrase (the thing hoped for may never happen; the thing remembered is told
+    elsewhere, with its own verb).
+    """
+    return _FEELING.search(phrase) is not None
 
 
 def sought(value: str, sentence: str) -> bool:

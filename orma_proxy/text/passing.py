@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import re
 
+from orma_proxy.text.fragments import EVALUATIVE
+
 __all__ = ["passing"]
 
 _APOSTROPHE = "['\u2019]"
@@ -38,11 +40,7 @@ _WEATHER = re.compile(
 )
 # Attributes that hold a state of mind by name.
 _MOOD = re.compile(r"\b(?:mood|feeling|feelings|emotion|emotions|vibe|spirits)\b", re.I)
-_EVALUATIVE = (
-    r"(?:good|fine|great|okay|ok|alright|bad|terrible|awful|horrible|nice|amazing|awesome|"
-    r"cool|funny|hilarious|lovely|wonderful|brilliant|perfect|weird|strange|crazy|sad|"
-    r"boring|interesting|cute|silly|lame|meh|well|better|worse|excellent|fantastic)"
-)
+_EVALUATIVE = f"(?:{'|'.join(sorted(EVALUATIVE))})"
 _DEGREE = r"(?:pretty|very|really|so|quite|too|super|not|a\s+bit|kind\s+of|kinda|rather)"
 _ONLY_EVALUATIVE = re.compile(rf"^(?:{_DEGREE}\s+)*{_EVALUATIVE}(?:\s+{_EVALUATIVE})*$", re.I)
 # "Haha, that's terrible.": a judgement of what was just said or shown.

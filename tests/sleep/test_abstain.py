@@ -139,3 +139,72 @@ def test_a_possessive_name_is_resolved() -> None:
 def test_a_value_is_not_cut_at_an_and_inside_its_phrase() -> None:
     states, _ = drawn("My goal is to open a small and cosy bookshop, and I am saving for it.")
     assert ("user", "goal", "to open a small and cosy bookshop") in states
+
+
+# Second pass (issue 27): a value must say something by itself.
+@pytest.mark.parametrize(
+    "line",
+    [
+        # A word pointing elsewhere: where, what, how many of what?
+        "Have you been to Lyon? I had a wonderful week there last spring.",
+        "We sold a few more at the fair on Sunday.",
+        "I figured that out the hard way last winter.",
+        "I began teaching here two years ago.",
+        "She showed me her quilts and I bought one yesterday.",
+        # A verb with nothing after it: go where?
+        "My cousins and I finally went last Saturday.",
+        # An empty lead-in: the content is in the next sentence.
+        "Last week I had a tough day. The ferry broke down halfway across.",
+        "We had a great time last weekend, the children loved the zoo.",
+        "I had a moment yesterday that made me rethink my priorities.",
+        "I had a rough game on Tuesday - we lost by thirty.",
+        # A feeling or a hope, no happening.
+        "I'm hoping to visit the glass museum next month.",
+        "We're thinking about renting a canal boat next summer.",
+        "I'll always remember the ferry ride last year when the dolphins came.",
+        # The clause after changes the story.
+        "We were down by ten at halftime yesterday, but we came back and won.",
+    ],
+)
+def test_no_event_from_a_value_that_says_nothing_alone(line: str) -> None:
+    _, events = drawn(line, speaker="Ilse")
+    assert events == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "We always look forward to the harvest festival.",  # a feeling, no habit
+        "Yes, we go a couple of times a month.",  # go where?
+        "I usually cook on Sundays, but lately I order in.",  # the next clause qualifies it
+    ],
+)
+def test_no_habit_from_a_feeling_or_a_fragment(line: str) -> None:
+    states, _ = drawn(line, speaker="Tomas")
+    assert states == set()
+
+
+def test_a_slot_value_pointing_elsewhere_is_dropped() -> None:
+    states, _ = drawn("My plan is to move there in the autumn.", speaker="Tomas")
+    assert states == set()
+
+
+@pytest.mark.parametrize(
+    ("line", "kept"),
+    [
+        ("I joined a rowing club last week.", "I joined a rowing club"),
+        ("I painted that old lighthouse last month.", "I painted that old lighthouse"),
+        ("We had a great time at the lantern festival yesterday.", "at the lantern festival"),
+        ("I had a hard exam yesterday that left me drained.", "hard exam"),
+        ("I submitted three more poems last week.", "three more poems"),
+        ("I went hiking last weekend and got lost near the ridge.", "got lost near the ridge"),
+    ],
+)
+def test_plain_news_is_still_read(line: str, kept: str) -> None:
+    _, events = drawn(line, speaker="Ilse")
+    assert any(kept in e for e in events), events
+
+
+def test_a_habit_followed_by_a_one_off_is_kept() -> None:
+    states, _ = drawn("I usually play chess, but this time I tried go.", speaker="Tomas")
+    assert ("Tomas", "habit", "play chess") in states
