@@ -11,6 +11,7 @@ moment (``passing``: a feeling, the weather, a reaction).
 """
 
 from orma_proxy.text.attributes import (
+    SHARED_ATTRIBUTES,
     STATE_ATTRIBUTES,
     evidence_of,
     group_stems,
@@ -30,7 +31,7 @@ from orma_proxy.text.dates import (
 )
 from orma_proxy.text.files import TEXT_SUFFIXES, FilePiece, check_text_file, read_pieces
 from orma_proxy.text.grams import SQL_FUNCTION, cjk_grams, has_cjk, query_grams
-from orma_proxy.text.identifiers import Identifier, find_identifiers, same
+from orma_proxy.text.identifiers import PREFIX_CHARS, Identifier, find_identifiers, same, starts
 from orma_proxy.text.moods import Mood, mood, sought, unasserted
 from orma_proxy.text.names import NOT_NAMES, clean_name, names_in
 from orma_proxy.text.passing import passing
@@ -42,6 +43,8 @@ from orma_proxy.text.stopwords import STOPWORDS
 __all__ = [
     "DATES_SQL_FUNCTION",
     "NOT_NAMES",
+    "PREFIX_CHARS",
+    "SHARED_ATTRIBUTES",
     "SQL_FUNCTION",
     "STATE_ATTRIBUTES",
     "STOPWORDS",
@@ -77,6 +80,7 @@ __all__ = [
     "sought",
     "split_said",
     "split_sentences",
+    "starts",
     "state_attributes",
     "stem",
     "stems",

@@ -17,6 +17,7 @@ from functools import cache
 __all__ = [
     "EVIDENCE",
     "GROUPS",
+    "SHARED_ATTRIBUTES",
     "STATE_ATTRIBUTES",
     "evidence_of",
     "group_stems",
@@ -92,6 +93,15 @@ STATE_ATTRIBUTES: dict[str, tuple[str, ...]] = {
     "hobby": ("hobby", "likes"),
     "name": ("name",),
 }
+
+
+# Attributes several kinds share ("likes": food, drink, hobbies): none of them alone shows a line
+# to be about one kind.
+SHARED_ATTRIBUTES = frozenset(
+    a
+    for a in {a for names in STATE_ATTRIBUTES.values() for a in names}
+    if sum(a in names for names in STATE_ATTRIBUTES.values()) > 1
+)
 
 
 def state_attributes(group: str) -> tuple[str, ...]:
