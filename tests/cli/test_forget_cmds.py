@@ -175,3 +175,12 @@ def test_all_acts_on_each_person_a_first_name_stood_for(orma: Orma, db: Path) ->
     assert "sings" in shown  # her other line is not where she lives
     _ok(orma, "purge", "Zara's singing", "--all", "--yes", "--db", db)
     assert "sings" not in _ok(orma, "search", "Zara", "--db", db)
+
+
+def test_supersede_all_corrects_each_person_a_first_name_stood_for(orma: Orma, db: Path) -> None:
+    for note in ("Zara Quint lives in Hove.", "Zara Marsh lives in Ely."):
+        _ok(orma, "add", note, "--db", db)
+    said = _ok(orma, "supersede", "Zara's city", "Zara moved to Rye.", "--all", "--db", db)
+    assert said.count("Corrected 1 passage") == 2
+    shown = _ok(orma, "search", "Where does Zara live?", "--db", db)
+    assert "Hove" not in shown and "Ely" not in shown and "Rye" in shown
