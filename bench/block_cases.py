@@ -24,7 +24,8 @@ be shown without being needed: the assistant's replies on the query's topics, an
 outdated facts on them when marked ``[outdated]``. Everything else should not be
 in the block.
 
-The names, places and values are this file's own; nothing here comes from a dataset.
+The names, places, values and sentences (``bench/data/block_words.json``) are this project's
+own; nothing here comes from a dataset.
 """
 
 from __future__ import annotations
@@ -33,132 +34,54 @@ import random
 from dataclasses import dataclass, field
 from typing import Literal
 
+from bench.cases import DATA, read_json
+
 Kind = Literal["fact", "rule", "chatter", "question", "reply", "echo"]
 PartId = tuple[int, int]  # (turn index, part index)
 QueryKind = Literal["topic", "rule", "asked", "unrelated"]
 CORE_SLOTS = ("name", "home", "job")
 
 
-def _pool(text: str, sep: str | None = None) -> tuple[str, ...]:
-    """A pool of values written as one string."""
-    return tuple(text.split(sep))
-
-
-FIRST = _pool(
-    "Sahil Meera Tovah Ilse Kaveh Noor Anselm Brisa Dagny Emre Farida Gideon Hanne Ishaan "
-    "Jovana Kiri Laszlo Maren Nikhil Odessa Pavel Qiana Rohan Signe Tariq Ulla Vesna Wendell "
-    "Xiomara Yusuf Zdenka Amara Bastian Calla Dorian Elif"
-)
-CITIES = _pool(
-    "Pune Bangalore Mysore Kochi Lisbon Porto Leipzig Tampere Hobart Quito Aarhus Gdansk "
-    "Trieste Nagpur Indore Bergen Cusco Mombasa Valencia Ghent Tartu Ljubljana Salvador Hanoi"
-)
-COMPANIES = _pool(
-    "Kestrel Labs|Quillmark|Tessellate Systems|Orchardline|Palisade Health|Lumora|Hexfield|"
-    "Copperleaf Bank|Zenbridge|Pinegrove Studios|Solvik Energy|Ardent Robotics",
-    "|",
-)
-JOBS = _pool(
-    "a backend engineer|a nurse|a data analyst|a high school teacher|an architect|an accountant|"
-    "a product designer|a pharmacist|a civil engineer|a journalist",
-    "|",
-)
-RELATIVES = ("sister", "brother", "cousin")
-ALLERGENS = ("peanuts", "shellfish", "honey", "gluten", "sesame", "kiwi")
-DRINKS = ("black coffee", "green tea", "masala chai", "oat milk lattes", "ginger tea", "cocoa")
-FOODS = ("Kerala cuisine", "Japanese food", "Ethiopian food", "Mexican food", "Lebanese food")
-HOBBIES = ("bouldering", "watercolour painting", "birdwatching", "chess", "trail running")
-PETS = ("cat", "dog", "parrot", "rabbit")
+_WORDS = read_json(DATA / "block_words.json")  # the pools drawn from; "|" separates ways to say it
+FIRST: tuple[str, ...] = tuple(_WORDS["first"])
+CITIES: tuple[str, ...] = tuple(_WORDS["cities"])
+COMPANIES: tuple[str, ...] = tuple(_WORDS["companies"])
+JOBS: tuple[str, ...] = tuple(_WORDS["jobs"])
+RELATIVES: tuple[str, ...] = tuple(_WORDS["relatives"])
+ALLERGENS: tuple[str, ...] = tuple(_WORDS["allergens"])
+DRINKS: tuple[str, ...] = tuple(_WORDS["drinks"])
+FOODS: tuple[str, ...] = tuple(_WORDS["foods"])
+HOBBIES: tuple[str, ...] = tuple(_WORDS["hobbies"])
+PETS: tuple[str, ...] = tuple(_WORDS["pets"])
 # fact, query, the user's question, the assistant's reply, what "What did I ask about" names
-CONDITIONS = (
-    ("I have had a sore throat since yesterday.", "What should I drink for my sore throat?",
-     "Warm water with salt is a good gargle for a sore throat.", "my throat"),
-    ("My lower back has been hurting for a week.", "Any gentle stretches for my back pain?",
-     "Slow cat and cow stretches can ease a stiff lower back.", "my back"),
-    ("I keep getting migraines in the afternoon.", "How can I stop my afternoon migraines?",
-     "Regular meals and enough water make migraines less frequent.", "my migraines"),
-    ("I sprained my left ankle while jogging.", "How long should I rest my sprained ankle?",
-     "Rest, ice and a raised foot help a sprained ankle heal.", "my ankle"),
-)  # fmt: skip
+CONDITIONS: tuple[tuple[str, str, str, str], ...] = tuple(
+    (a, b, c, d) for a, b, c, d in _WORDS["conditions"]
+)
 # the rule as said, its alternative ("" for none), a query it should bind
-RULES = (
-    ("Never use semicolons in PowerShell, use newlines instead.", "newlines",
-     "How do I run two commands one after another in PowerShell?"),
-    ("Don't use the requests library, use httpx instead.", "httpx",
-     "Write a Python snippet that downloads a web page."),
-    ("Do not put emojis in your replies.", "", "Write a cheerful birthday message for my friend."),
-    ("Never give me temperatures in Fahrenheit, use Celsius.", "Celsius",
-     "How warm will it be this afternoon?"),
-    ("Don't indent code with tabs, use four spaces.", "four spaces", "Format this JSON for me."),
-    ("Never suggest taxis, I prefer the metro.", "metro", "How do I get to the airport tomorrow?"),
-)  # fmt: skip
-UNRELATED = _pool(
-    "quantum chromodynamics lattice|Explain how a bicycle derailleur works.|"
-    "What is the capital of Australia?|Summarise the causes of the French Revolution.|"
-    "How do ocean tides work?|Who painted the ceiling of the Sistine Chapel?",
-    "|",
-)
-MISC = (  # the user's off-topic requests and the assistant's answers
-    ("Can you write a haiku about autumn?", "Amber leaves drifting, the river carries them home."),
-    ("How many days does a leap year have?", "A leap year has 366 days."),
-    ("What is a fun name for a sourdough starter?", "Many bakers call theirs Doughlores."),
-)
+RULES: tuple[tuple[str, str, str], ...] = tuple((a, b, c) for a, b, c in _WORDS["rules"])
+UNRELATED: tuple[str, ...] = tuple(_WORDS["unrelated"])
+# the user's off-topic requests and the assistant's answers
+MISC: tuple[tuple[str, str], ...] = tuple((a, b) for a, b in _WORDS["misc"])
 # slot: the ways to say it (|), the assistant saying it back, and about it; its topics
-FACTS = {
-    "name": ("I'm {name}.|My name is {name}.|Call me {name}.", "Nice to meet you, {name}!",
-             "That is a lovely name.", "name"),
-    "home": ("I live in {home}.|My home is in {home}.", "You live in {home}.",
-             "{home} is a lovely city to live in.", "home"),
-    "job": ("I work as {job} at {company}.|I'm {job} at {company}.", "You work at {company}.",
-            "Working as {job} must keep you busy.", "job"),
-    "phone": ("My phone number is {phone}.", "Your number is {phone}.",
-              "I can put that number on a contact card for you.", "phone"),
-    "family": ("My {rel} {sib} lives in {sib_city}.", "Your {rel} {sib} lives in {sib_city}.",
-               "{sib_city} is a nice place to visit family.", "family"),
-    "health": ("{condition}", "You told me about that.", "I hope you feel better soon.", "health"),
-    "allergy": ("I'm allergic to {allergen}.", "You are allergic to {allergen}.",
-                "Many sauces hide {allergen}, so check labels.", "health food"),
-    "drink": ("I usually drink {drink} in the morning.", "You like {drink} in the morning.",
-              "{drink} is a fine way to start the day.", "drink"),
-    "food": ("I love {food}.", "You love {food}.", "{food} has some wonderful vegetarian dishes.",
-             "food"),
-    "hobby": ("My favourite hobby is {hobby}.", "Your hobby is {hobby}.",
-              "{hobby} is a great way to unwind.", "hobby"),
-    "pet": ("I have a {pet} called {pet_name}.", "You have a {pet} named {pet_name}.",
-            "{pet_name} sounds like a happy {pet}.", "pet"),
-}  # fmt: skip
+FACTS: dict[str, tuple[str, str, str, str]] = {
+    slot: (a, b, c, d) for slot, (a, b, c, d) in _WORDS["facts"].items()
+}
 # slot: the ways to say it changed, the assistant saying it back
-CORRECTIONS = {
-    "home": ("I moved from {old} to {home} last month.|We just relocated from {old} to {home}."
-             "|I just moved to {home}.", "So you live in {home} now."),
-    "job": ("I switched jobs and now work as {job} at {company}."
-            "|I left {old} and I'm now {job} at {company}.", "So you work at {company} now."),
-    "phone": ("My new phone number is {phone}.", "Your new number is {phone}."),
-    "drink": ("These days I drink {drink} instead of {old} in the morning.",
-              "You drink {drink} now."),
-}  # fmt: skip
+CORRECTIONS: dict[str, tuple[str, str]] = {
+    slot: (a, b) for slot, (a, b) in _WORDS["corrections"].items()
+}
 # slot: the user's question, what "What did I ask you about ...?" names, the assistant's answer
-QUESTIONS = {
-    "home": ("Is it going to rain where I live this weekend?", "my home",
-             "{home} often gets showers this time of year."),
-    "job": ("Can you help me write a short note to my manager?", "my manager",
-            "Sure, start by thanking your manager for their time."),
-    "health": ("{health_query}", "{health_asked}", "{health_reply}"),
-    "family": ("What should I get my {rel} for their birthday?", "a gift",
-               "A handwritten letter with a small plant makes a thoughtful gift."),
-    "food": ("What should I cook tonight?", "dinner",
-             "A quick vegetable stir fry takes twenty minutes."),
-    "hobby": ("Any ideas for this weekend?", "the weekend",
-              "A morning of {hobby} and a long lunch could be fun."),
-}  # fmt: skip
-USER_OPEN = _pool("Hi!|Hello there.|Good morning!|Hey.|Hi again!", "|")
-USER_ACK = _pool("OK.|Thanks!|Cool, thanks.|Got it.|Great, thank you so much!|Sounds good.", "|")
-USER_CLOSE = _pool("Thanks, bye!|That's all for now.|Talk to you later!|Bye for now.", "|")
-BOT_OPEN = _pool("Hello! How can I help you today?|Hi there! What can I do for you?", "|")
-BOT_ACK = _pool("Noted.|Got it, thanks for sharing.|Thanks for letting me know!|Understood.", "|")
-BOT_WELCOME = _pool("You're welcome!|Happy to help.|Anytime!|Glad I could help.", "|")
-BOT_CLOSE = _pool("Goodbye! Take care.|See you soon!|Have a great day!", "|")
-BOT_RULE = _pool("Understood, I will follow that from now on.|Got it, I will stick to that.", "|")
+QUESTIONS: dict[str, tuple[str, str, str]] = {
+    slot: (a, b, c) for slot, (a, b, c) in _WORDS["questions"].items()
+}
+USER_OPEN: tuple[str, ...] = tuple(_WORDS["user_open"])
+USER_ACK: tuple[str, ...] = tuple(_WORDS["user_ack"])
+USER_CLOSE: tuple[str, ...] = tuple(_WORDS["user_close"])
+BOT_OPEN: tuple[str, ...] = tuple(_WORDS["bot_open"])
+BOT_ACK: tuple[str, ...] = tuple(_WORDS["bot_ack"])
+BOT_WELCOME: tuple[str, ...] = tuple(_WORDS["bot_welcome"])
+BOT_CLOSE: tuple[str, ...] = tuple(_WORDS["bot_close"])
+BOT_RULE: tuple[str, ...] = tuple(_WORDS["bot_rule"])
 
 
 @dataclass(frozen=True)

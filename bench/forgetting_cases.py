@@ -8,7 +8,8 @@ then one query whose top 10 must hold every ``must`` text and none of the
 ``must_not`` texts. An ``ambiguous`` case names a person the space holds two of:
 the operation must answer with candidates and change nothing.
 
-The names, places and values are this file's own; nothing here comes from a dataset.
+The names, places and values (``bench/data/forgetting_words.json``) are this project's own;
+nothing here comes from a dataset.
 """
 
 from __future__ import annotations
@@ -17,19 +18,20 @@ import random
 from dataclasses import dataclass, field
 from typing import Literal
 
-from bench.forgetting_words import (
-    CITIES,
-    COMPANIES,
-    CONDITIONS,
-    DRINKS,
-    FIRST,
-    FOODS,
-    HOBBIES,
-    LAST,
-    LOOKALIKES,
-    PETS,
-    STREETS,
-)
+from bench.cases import DATA, read_json
+
+_WORDS = read_json(DATA / "forgetting_words.json")  # the people, places and values drawn from
+FIRST: tuple[str, ...] = tuple(_WORDS["first"])
+LAST: tuple[str, ...] = tuple(_WORDS["last"])
+CITIES: tuple[str, ...] = tuple(_WORDS["cities"])
+COMPANIES: tuple[str, ...] = tuple(_WORDS["companies"])
+STREETS: tuple[str, ...] = tuple(_WORDS["streets"])
+DRINKS: tuple[str, ...] = tuple(_WORDS["drinks"])
+FOODS: tuple[str, ...] = tuple(_WORDS["foods"])
+HOBBIES: tuple[str, ...] = tuple(_WORDS["hobbies"])
+CONDITIONS: tuple[str, ...] = tuple(_WORDS["conditions"])
+PETS: tuple[str, ...] = tuple(_WORDS["pets"])
+LOOKALIKES: dict[str, str] = dict(_WORDS["lookalikes"])  # a pet -> a word it is a prefix of
 
 Kind = Literal["supersede", "release", "purge"]
 

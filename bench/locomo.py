@@ -1,6 +1,7 @@
 """Recall quality on long real conversations: LoCoMo's development half (issue 17).
 
 ``python -m bench.locomo [--block] [--ablation] [--data PATH] [--conversations N] [--rebuild]``
+(``--as-chat``: the product path, ``bench/locomo_chat.py``)
 
 Scored exactly as ``../shared/datasets/locomo-dev/README.md`` says: each conversation
 is its own space; every turn is added in session order as one note
@@ -293,6 +294,10 @@ async def run(args: argparse.Namespace) -> int:
         )
         return 2
     conversations = load(args.data, args.conversations)
+    if args.as_chat:
+        from bench.locomo_chat import run_chat  # the chat path imports this module
+
+        return await run_chat(conversations, args.names, args.rebuild)
     model = OrmaConfig.load().embed_model
     stores = [await built_store(conv, model, args.rebuild) for conv in conversations]
     variants: dict[str, tuple[dict[str, Any], bool]] = {"Orma search()": ({}, False)}
@@ -323,6 +328,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--block", action="store_true", help="score recall()'s block too")
     parser.add_argument("--ablation", action="store_true", help="the block, each switch off")
     parser.add_argument("--conversations", type=int, default=None, help="only the first N")
+    parser.add_argument(
+        "--as-chat", action="store_true", help="record as a chat, score the block (locomo_chat)"
+    )
+    parser.add_argument(
+        "--names",
+        choices=("assistant", "both", "none"),
+        default="assistant",
+        help="with --as-chat: whose turns carry their speaker's name",
+    )
     parser.add_argument("--rebuild", action="store_true", help="rebuild the cached stores")
     return asyncio.run(run(parser.parse_args(argv)))
 

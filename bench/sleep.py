@@ -3,7 +3,7 @@
 ``python -m bench.sleep [--modes rules,recorded] [--upstream URL [--model NAME]
 [--cache DIR]] [--cases PREFIX] [--show N] [--json PATH]``
 
-Each labelled conversation of ``bench/sleep_cases.py`` (73 of them, 5-20 turns)
+Each labelled conversation of ``bench/data/sleep.jsonl`` (73 of them, 5-20 turns)
 is recorded in a space of its own, one episode a turn, then consolidated by
 ``AsyncMemory.sleep(space)`` with:
 
@@ -76,7 +76,7 @@ from zoneinfo import ZoneInfo
 import sqlean
 
 from bench.answer_cache import CacheStats, cached_upstream
-from bench.sleep_cases import CASES, Case
+from bench.sleep_labels import CASES, Case
 from bench.sleep_llm import PREFIX, recorded_llm
 from bench.sleep_match import StoredEvent, Verdicts, date_label, judge
 from orma_proxy import AsyncMemory, OrmaConfig

@@ -1,6 +1,6 @@
 """The recorded-answers LLM of ``bench.sleep``: a tiny OpenAI-compatible server on loopback.
 
-Each conversation of ``bench/sleep_cases.py`` has the answers a 3B model gives
+Each conversation of ``bench/data/sleep.jsonl`` has the answers a 3B model gives
 to sleep's extraction prompt, written once (``Answer``). The request's
 ``model`` names the conversation (``recorded:<name>``); its n-th request gets
 its n-th answer (the last one repeats, as a model at temperature 0 would).
@@ -29,7 +29,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from bench.loopback import serving
-from bench.sleep_cases import Answer
+from bench.sleep_labels import Answer
 
 PREFIX = "recorded:"
 _LINE = re.compile(r"^\[s(?P<n>\d+) \S+ (?P<role>\w+)\] (?P<text>.*)$")

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import cast
 
-from bench.sleep_cases import USER, Case, Fact, Happening
+from bench.sleep_labels import USER, Case, Fact, Happening
 from orma_proxy.facts import State
 from orma_proxy.sleep.clock import Precision, ResolvedDate
 

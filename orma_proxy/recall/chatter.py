@@ -9,6 +9,14 @@ a test can pin down (no LLM):
   sharing.", "How can I help you today?"), or a short one of those words plus a
   name ("Thanks, Asha!", "Nice to meet you, Sahil!"). Any other word is content:
   "Biscuit, after my favourite snack." is an answer, however short;
+- **a reply's courtesy** (the assistant's sentences only): an offer of help
+  ("If you need anything else, please don't hesitate to ask."), a wish or hope
+  for the user ("I hope this helps!", "Have a wonderful day!") or a reaction to
+  what the user said ("That sounds like a great plan!"): found by the shape of
+  the sentence (an offer's condition on what the user may want, an invitation
+  to ask, a wish addressed to the user, a short "That's ..." with no one in it),
+  so a model's own wording of them is screened as ours is. A name or a number
+  makes it content ("If you need a vet, Dr. Rao at Paws Clinic is good.");
 - **a question of the user's** ("Where do I live now?"): a question is not a
   memory of a fact, so it is shown only for a query about what was asked ("What
   did I ask you about my back?"). The assistant's own questions ("Anything
@@ -17,7 +25,10 @@ a test can pin down (no LLM):
   (``[LOG: ...]``, ``[user.home city: ...]``, ``[FORBIDDEN: ...]``: small models
   copy them into replies), or restating what the user said before ("You live in
   Pune." after "I live in Pune."): the reply adds nothing the user's own line
-  does not say, and recalled again it would come back as if it were news.
+  does not say, and recalled again it would come back as if it were news. A
+  sentence in the first person that does not address the user ("I set up a 5K
+  run in our street.") is the speaker's own news, never an echo, however many
+  words it shares with a line of the user's.
 
 Echoes are found at recall time, not when a reply is stored: the reply is kept
 whole, and "what the user said before" is the user's own lines the same search
@@ -39,10 +50,12 @@ __all__ = [
     "content_words",
     "echoes_memory",
     "is_chatter",
+    "is_courtesy",
     "is_question",
     "needs_statements",
     "restates",
     "screen",
+    "speaks_of_self",
     "words_of",
 ]
 
@@ -87,6 +100,37 @@ _ASKED = re.compile(
     re.IGNORECASE,
 )
 _ECHO_SHARE = 0.5  # of a reply's content words that must be in one line of the user's
+_ECHO_WORDS = 2  # shared, unless the reply addresses the user (all, for fewer)
+_FIRST_PERSON = frozenset(
+    "i i'm i've i'd i'll me my mine myself we we're we've we'd our ours".split()  # noqa: SIM905
+)
+_SECOND_PERSON = frozenset(
+    "you you're you've you'd you'll your yours yourself yourselves".split()  # noqa: SIM905
+)
+# An offer of help: a condition on what the listener may want, or an invitation to ask.
+_OFFER = re.compile(
+    r"\b(?:if|whenever|should|in case|anytime|any time)\s+you(?:'d| would)?\s+(?:ever\s+|still\s+)?"
+    r"(?:need|want|like|have|require|wish|feel|get|are looking|run into|think of)\b"
+    r"|\b(?:let me know|feel free|hesitate|reach out|just ask|ask me|here (?:to|for) you"
+    r"|here to (?:help|assist|support)|(?:happy|glad|ready|willing) to (?:help|assist|answer)"
+    r"|(?:can|could|may) i (?:help|assist))\b",
+    re.IGNORECASE,
+)
+# A wish or a hope for the listener, or thanks and pleasure at having helped.
+_WISH = re.compile(
+    r"^\W*(?:(?:i|we)\s+(?:really\s+|truly\s+|sincerely\s+)?(?:hope|wish|trust)\b"
+    r"|(?:have|enjoy)\s+(?:a|an|your|the)\b|(?:good|best of) luck\b|take care\b"
+    r"|all the best\b|best wishes\b|stay (?:safe|well|healthy)\b"
+    r"|(?:i'm|i am|we're|we are)\s+(?:so\s+|really\s+)?(?:glad|happy|pleased)\s+"
+    r"(?:to|that|i|you|it)\b)",
+    re.IGNORECASE,
+)
+# A reaction to what was said: "That's a great idea!", "What a lovely plan.", "Sounds fun!"
+_REACTION = re.compile(
+    r"^\W*(?:that(?:'s|’s| is| was| sounds| seems)|this (?:sounds|is)|what an?|how|sounds)\b",
+    re.IGNORECASE,
+)
+_REACTION_MAX_WORDS = 8
 _QUESTION_END = re.compile(r"\?[\"'’”)\]]*\s*$")
 _NUMBER = re.compile(r"\d")
 
@@ -116,6 +160,24 @@ def is_chatter(text: str) -> bool:
     # "Thanks, Asha!": filler and a name. A name alone ("Asha.") or with other words is not.
     names = {m.lower().replace("’", "'") for m in _NAME.findall(text)}
     return all(w in names for w in rest)
+
+
+def is_courtesy(text: str) -> bool:
+    """An offer of help, a wish for the listener or a short reaction, naming no one and no number.
+
+    Meant for the assistant's sentences: said by a model, they are manners, not
+    memories ("Feel free to reach out if you have more questions!").
+    """
+    if _marked(text) or _NUMBER.search(text):
+        return False
+    if _OFFER.search(text) or _WISH.search(text):
+        return True
+    words = _words(text)
+    return (
+        len(words) <= _REACTION_MAX_WORDS
+        and _REACTION.search(text) is not None
+        and not set(words) & _FIRST_PERSON
+    )
 
 
 def is_question(text: str) -> bool:
@@ -152,12 +214,22 @@ def restates(reply: str, said: str) -> bool:
     is Canberra.", "Tartu often gets showers this time of year.").
     """
     mine = content_words(reply)
-    if not mine:
+    if not mine or speaks_of_self(reply):
         return False
     theirs = content_words(said)
     if not _marked(reply) <= theirs | {stem(w) for w in _words(said)}:
         return False
-    return len(mine & theirs) >= _ECHO_SHARE * len(mine)
+    shared = len(mine & theirs)
+    # Said back to the user ("So you live in Moss now."), one word of theirs is enough.
+    least = 1 if set(_words(reply)) & _SECOND_PERSON else min(_ECHO_WORDS, len(mine))
+    return shared >= least and shared >= _ECHO_SHARE * len(mine)
+
+
+def speaks_of_self(text: str) -> bool:
+    """Whether a sentence is its speaker's own news: in the first person, never addressing
+    the listener ("I set up a 5K run in our street."; not "I see you moved to Tartu.")."""
+    words = set(_words(text))
+    return bool(words & _FIRST_PERSON) and not words & _SECOND_PERSON
 
 
 @dataclass(frozen=True)
@@ -172,7 +244,7 @@ class Said:
 def needs_statements(s: Said) -> bool:
     """Whether only the user's earlier lines can tell if this sentence is an echo."""
     return s.role == "assistant" and not (
-        is_chatter(s.text) or is_question(s.text) or echoes_memory(s.text)
+        is_chatter(s.text) or is_question(s.text) or echoes_memory(s.text) or is_courtesy(s.text)
     )
 
 

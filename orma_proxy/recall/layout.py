@@ -78,6 +78,17 @@ def outdated_mark(replaced_by: tuple[str, ...]) -> str:
     return f" [outdated: {now}]" if now else " [outdated]"
 
 
+def speaker_label(passage: Passage) -> str:
+    """Who said a line: its speaker's name, and the assistant's lines say they are its own.
+
+    "assistant (Mel)" for a reply said under a name (the message's ``name``): a
+    model must not read the assistant's words as the user's, nor as a third person's.
+    """
+    if passage.role == "assistant":
+        return f"assistant ({passage.speaker})" if passage.speaker else "assistant"
+    return passage.speaker or passage.role
+
+
 @dataclass(frozen=True)
 class Layout:
     """Line formats and framing of one style of block."""
@@ -136,7 +147,7 @@ class Layout:
     def passage(self, passage: Passage, replaced_by: tuple[str, ...] = ()) -> str:
         day = passage.said_at.date().isoformat()
         mark = outdated_mark(replaced_by)
-        who = passage.speaker or passage.role
+        who = speaker_label(passage)
         if self.sutra:
             return f"[LOG: {day} {who}: {passage.text}{mark}]"
         return f'- {day}, {who}: "{passage.text}"{mark}'

@@ -23,6 +23,7 @@ from orma_proxy.embed.base import Vectors
 from orma_proxy.recall.floor import QueryFloor
 from orma_proxy.recall.turns import (
     asks_when,
+    listener_roles,
     named_in,
     says_when,
     turn_scores,
@@ -46,6 +47,7 @@ from orma_proxy.text import QueryDates, finest_terms, query_dates
 from orma_proxy.text.names import names_in
 
 EmbedQuery = Callable[[str], Awaitable[Vectors]]
+LISTENER_LOOKUP = 40  # lines holding a name read to tell whom the chat calls so
 
 
 @dataclass(frozen=True)
@@ -111,8 +113,11 @@ def _ranked(
     return [row.sentence_id for row in found]
 
 
-async def _speakers_named(conn: Reader, space: str, query: str) -> frozenset[str]:
-    """The words of the query's names that are speakers in ``space`` ("melanie").
+async def _speakers_named(
+    conn: Reader, space: str, query: str
+) -> tuple[frozenset[str], dict[str, str]]:
+    """The words of the query's names that are speakers in ``space`` ("melanie"), and
+    role -> the name its unnamed chat turns are said by (``turns.listener_roles``).
 
     Only a speaker's name is taken out of the words searched (it is matched by
     speaker instead); a place or a thing named in a question ("Goa", "Zoho") is
@@ -120,10 +125,22 @@ async def _speakers_named(conn: Reader, space: str, query: str) -> frozenset[str
     """
     named = named_in(query)
     if not named:
-        return named
+        return named, {}
     candidates = sorted(named | {name.lower() for name in names_in(query)})
-    speaking = await execute_fn(conn, lambda c: speakers_among(c, space, candidates))
-    return frozenset(w for w in named if any(w in name.split() for name in speaking))
+
+    def lookup(c: Connection) -> tuple[set[str], dict[str, str]]:
+        speaking = speakers_among(c, space, candidates)
+        rest = sorted(w for w in named if not any(w in name.split() for name in speaking))
+        said = [
+            (row.role, row.text)
+            for word in rest
+            for row in keyword_passages(c, word, space, LISTENER_LOOKUP)
+        ]
+        return speaking, listener_roles(said, rest)
+
+    speaking, roles = await execute_fn(conn, lookup)
+    speakers = {w for w in named if any(w in name.split() for name in speaking)}
+    return frozenset(speakers | set(roles.values())), roles
 
 
 def _keywords(
@@ -224,7 +241,7 @@ async def hybrid_search(
     With ``floor`` (``recall/floor.py``), no vector hit under the query's floor counts.
     """
     query = query[: config.max_query_chars]
-    named = await _speakers_named(conn, space, query)
+    named, roles = await _speakers_named(conn, space, query)
     words = without_names(query, named)
     dated = query_dates(words, now) if config.enable_date_terms else QueryDates([], words)
     dates = dated.terms
@@ -268,7 +285,7 @@ async def hybrid_search(
     turns = turn_scores(
         fused,
         {sid: row.episode_id for sid, row in rows.items()},
-        {sid: row.speaker for sid, row in rows.items()},
+        {sid: row.speaker or roles.get(row.role) for sid, row in rows.items()},
         named,
         share=config.sentence_share,
         boost=config.speaker_boost,

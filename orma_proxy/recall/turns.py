@@ -13,18 +13,27 @@ the query's words, "Biscuit, after my favourite snack." holds the answer.
 A name in the query that is a turn's speaker (``text/speaker.py``) boosts that
 turn by ``speaker_boost``: "What does Asha do to relax?" is about what Asha
 said, and her name is no longer matched as a word of every line she said.
+
+A chat turn carries no name unless the client sent one, but whom a chat's turns
+address says who is who: "Thanks, Asha!" said by the assistant calls the user
+Asha. A name the query gives that the assistant's lines call their listener
+more often than the user's do is the user's (and the other way round), so the
+turns of that role without a name of their own count as said by it
+(``listener_roles``).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from orma_proxy.text.names import names_in
 from orma_proxy.text.stopwords import STOPWORDS
 
 __all__ = [
+    "addresses",
     "asks_when",
+    "listener_roles",
     "named_in",
     "said_by",
     "says_when",
@@ -48,6 +57,48 @@ _SAYS_WHEN = re.compile(
     rf"|(?:19|20)\d\d)\b",
     re.I,
 )
+
+
+# Words that open a call to someone by name ("Hey Asha", "Thanks Asha").
+_CALLING = (
+    "hey|hi|hello|hiya|yo|dear|thanks|thank you|cheers|congrats|congratulations|bye|"
+    "goodbye|morning|good morning|good night|wow|oh|aww|sorry|welcome|night"
+)
+CHAT_PAIR = {"user": "assistant", "assistant": "user"}  # who listens to whom in a chat
+
+
+def addresses(text: str, name: str) -> bool:
+    """Whether ``text`` calls its listener ``name``: set off by a greeting or commas.
+
+    "Thanks, Asha!", "Hey Asha, how was Goa?", "That's great, Asha." address Asha;
+    "I met Asha today." and "Asha and I went hiking." speak of her.
+    """
+    called = re.escape(name)
+    pattern = (
+        rf"(?:^\W*|[,;:!?.]\s*|\b(?:{_CALLING})\W*\s+){called}(?:['’]s)?"
+        rf"(?=\s*(?:[,;:!?.\u2014\u2013-]|$))"
+    )
+    return re.search(pattern, text.strip(), re.IGNORECASE) is not None
+
+
+def listener_roles(said: Iterable[tuple[str, str]], names: Iterable[str]) -> dict[str, str]:
+    """role -> the name (of ``names``) its turns are said by, as the other role addresses it.
+
+    ``said`` are (role, text) of lines holding the names. A name the assistant's
+    lines call their listener more often than the user's lines do is the user's;
+    the other way round, the assistant's. A role is given one name at most.
+    """
+    lines = list(said)
+    found: dict[str, str] = {}
+    for name in names:
+        calls = {role: 0 for role in CHAT_PAIR}
+        for role, text in lines:
+            if role in calls and addresses(text, name):
+                calls[role] += 1
+        for caller, listener in CHAT_PAIR.items():
+            if calls[caller] > calls[listener] and listener not in found:
+                found[listener] = name
+    return found
 
 
 def named_in(query: str) -> frozenset[str]:

@@ -174,3 +174,20 @@ async def locker_codes(mem: AsyncMemory) -> None:
         context = await mem.build_context(messages, space)
         assert context[0]["role"] == "system", f"run {run}: no block"
         assert f"{4400 + run}" in context[0]["content"], f"run {run}: {context[0]}"
+
+
+async def test_the_assistants_words_are_labelled_the_assistants_never_the_users(
+    quiet: AsyncMemory,
+) -> None:
+    space = "named"
+    await quiet.observe("user", "I restored an old rowing boat this spring.", space)
+    await quiet.observe(
+        "assistant", "I glazed a teal vase for the studio show.", space, name="Wren"
+    )
+    await quiet.observe("assistant", "I tiled the kitchen floor myself.", space)
+    block = (await quiet.recall("What did Wren glaze for the studio show?", space)).text
+    assert "assistant (Wren): I glazed a teal vase" in block
+    assert "user: I glazed" not in block and "Wren: I glazed" not in block.replace("(Wren)", "")
+    block = (await quiet.recall("Who tiled the kitchen floor?", space)).text
+    assert "assistant: I tiled the kitchen floor myself." in block
+    assert "user: I tiled" not in block

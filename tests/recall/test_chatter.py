@@ -9,9 +9,11 @@ from orma_proxy.recall.chatter import (
     asks_what_was_asked,
     echoes_memory,
     is_chatter,
+    is_courtesy,
     is_question,
     restates,
     screen,
+    speaks_of_self,
 )
 
 
@@ -115,3 +117,60 @@ def test_screen_keeps_content_and_drops_chatter_echoes_and_stray_questions() -> 
     assert shown == [True, False, False, False, True, True]
     asked = screen(found, "What did I ask about Halden?", chat_roles=("user", "assistant"))
     assert asked == [True, False, False, True, True, True]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "If you ever want more ideas for your garden, I'm here for you.",
+        "Whenever you need a hand with anything at all, just ask.",
+        "Do not hesitate to get in touch should you have further doubts.",
+        "Should you require any more details, feel free to write again.",
+        "I really hope everything works out for you!",
+        "Enjoy the rest of your weekend!",
+        "Best of luck with everything ahead.",
+        "I'm so glad to be of use.",
+        "What a thoughtful plan.",
+        "That seems like a really smart move!",
+    ],
+)
+def test_offers_wishes_and_reactions_of_a_reply_are_courtesy(text: str) -> None:
+    assert is_courtesy(text)
+    assert not screen([Said(text, "assistant", 2)], "what did we talk about?", chat_roles=["user"])[
+        0
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "If you need a plumber, Mr. Okafor on Elm Street is reliable.",  # a name: content
+        "If you want to call them, the number is 0412 555 019.",  # a number: content
+        "I carved a wooden bowl for my niece last winter.",
+        "Yeah, I play the oboe in a brass band!",
+        "That was my first marathon, actually.",  # the speaker's own
+        "You can soak the beans overnight to cut the cooking time.",
+        "Kestrels hover before they dive.",
+    ],
+)
+def test_a_reply_with_content_is_not_courtesy(text: str) -> None:
+    assert not is_courtesy(text)
+
+
+def test_a_reply_in_the_first_person_is_its_own_news_never_an_echo() -> None:
+    said = "I joined a 10K fun run for the animal shelter."
+    own = "I organised a 10K fun run in our street."
+    assert speaks_of_self(own)
+    assert not restates(own, said)
+    assert not speaks_of_self("I see you joined a fun run.")  # addressed to the user
+    found = [Said(said, "user", 1), Said(own, "assistant", 2)]
+    assert screen(found, "who organised a fun run?", chat_roles=["user", "assistant"]) == [
+        True,
+        True,
+    ]
+
+
+def test_a_reply_sharing_one_word_with_a_line_of_the_users_is_not_an_echo() -> None:
+    said = "Glad you made new friends at the club."
+    assert not restates("Just got new boots, too!", said)
+    assert restates("So you live in Moss now.", "I moved from Halden to Moss last spring.")

@@ -9,7 +9,9 @@ import pytest
 from orma_proxy import AsyncMemory
 from orma_proxy.recall.search import rrf_fuse
 from orma_proxy.recall.turns import (
+    addresses,
     asks_when,
+    listener_roles,
     named_in,
     says_when,
     turn_scores,
@@ -255,3 +257,44 @@ async def test_a_reply_counts_whatever_k_the_search_asks_for(amem: AsyncMemory) 
     six = [p.episode_id for p in (await amem.search(query, space="chat", k=6)).passages]
     assert two == six[:2] == [ids[0], ids[3]]  # the question itself ranks fourth
     assert six.index(ids[2]) == 3
+
+
+@pytest.mark.parametrize(
+    ("text", "called"),
+    [
+        ("Thanks, Oriane!", True),
+        ("Hey Oriane, how was the ferry?", True),
+        ("That's brilliant, Oriane.", True),
+        ("Morning Oriane - slept well?", True),
+        ("I met Oriane at the market.", False),
+        ("Oriane and I baked bread.", False),
+        ("Oriane's oven broke.", False),
+    ],
+)
+def test_a_name_set_off_by_a_greeting_or_commas_calls_the_listener(text: str, called: bool) -> None:
+    assert addresses(text, "oriane") is called
+
+
+def test_the_name_the_assistant_calls_its_listener_is_the_users() -> None:
+    said = [
+        ("assistant", "Congrats, Tobiah!"),
+        ("assistant", "Hey Tobiah, how did the exam go?"),
+        ("user", "Tobiah here, back from the coast."),
+        ("user", "Thanks, Wren!"),
+    ]
+    assert listener_roles(said, ["tobiah", "wren"]) == {"user": "tobiah", "assistant": "wren"}
+    assert listener_roles([("user", "I met Tobiah today.")], ["tobiah"]) == {}
+
+
+async def test_a_query_naming_the_user_favours_the_users_unnamed_turns(
+    amem: AsyncMemory,
+) -> None:
+    amem.config.enable_semantic = False
+    space = "chat"
+    await amem.observe("user", "Our bakery order for the fair is forty loaves.", space)
+    await amem.observe("assistant", "Forty loaves, wow Tobiah! My bakery order is ten.", space)
+    await amem.observe("user", "Thanks, Wren! Hey, how's the kiln?", space)
+    await amem.observe("assistant", "Good, Tobiah. I fired six bowls.", space)
+    first = (await amem.search("How big is Tobiah's bakery order?", space)).passages[0]
+    assert first.role == "user"
+    assert "forty loaves" in first.text
