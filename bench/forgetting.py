@@ -48,8 +48,21 @@ from collections import Counter, defaultdict
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from bench.forgetting_cases import ADVERSARIAL, FAMILIES, Case, Note, Operation, generate
-from bench.forgetting_words import CITIES, COMPANIES, DRINKS, FIRST, FOODS, HOBBIES, LAST
+from bench.forgetting_cases import (
+    ADVERSARIAL,
+    CITIES,
+    COMPANIES,
+    DRINKS,
+    FAMILIES,
+    FIRST,
+    FOODS,
+    HOBBIES,
+    LAST,
+    Case,
+    Note,
+    Operation,
+    generate,
+)
 from orma_proxy import Memory
 from orma_proxy.errors import AmbiguousDescriptionError, NothingMatchedError, OrmaError
 from orma_proxy.text.stopwords import STOPWORDS
