@@ -206,9 +206,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scale", action="store_true", help="time resolving over --lines")
     parser.add_argument("--lines", type=int, default=10_000)
     parser.add_argument("--old-ref", default="main", help="git ref of the old code (--scale)")
+    parser.add_argument("--db", type=Path, help="--scale: keep the space here (reused if there)")
     args = parser.parse_args(argv)
     if args.scale:
-        return scale(args.lines, args.old_ref, args.seed)
+        return scale(args.lines, args.old_ref, args.seed, args.db)
     if args.cases is not None:
         labelled = load_cases(args.cases)
         source = str(args.cases)
@@ -285,7 +286,19 @@ def _old_resolver(ref: str) -> object:
     return importlib.import_module("old_forget_resolve")
 
 
-def scale(lines: int, old_ref: str, seed: int) -> int:
+def _build(memory: Memory, lines: int, rng: random.Random, people: list[str]) -> None:
+    memory.add("Stripe key: sk-live-4hq82xm19-prod", space="scale")
+    memory.add("Call the plumber on +91 90031 44728.", space="scale")
+    for _ in range(lines - 2):
+        text = rng.choice(_TEMPLATES).format(
+            p=rng.choice(people), c=rng.choice(COMPANIES), t=rng.choice(CITIES),
+            f=rng.choice(FOODS), d=rng.choice(DRINKS), h=rng.choice(HOBBIES),
+        )  # fmt: skip
+        memory.add(text, space="scale")
+    memory.flush()
+
+
+def scale(lines: int, old_ref: str, seed: int, kept: Path | None = None) -> int:
     from orma_proxy.forget.meaning import Described
     from orma_proxy.forget.resolve import resolve as new_resolve
     from orma_proxy.store.connect import open_sync
@@ -294,18 +307,11 @@ def scale(lines: int, old_ref: str, seed: int) -> int:
     rng = random.Random(seed)
     people = [f"{f} {la}" for f in FIRST for la in LAST]
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "scale.db"
+        path = kept or Path(tmp) / "scale.db"
+        started = time.perf_counter()
         with Memory(path) as memory:
-            started = time.perf_counter()
-            memory.add("Stripe key: sk-live-4hq82xm19-prod", space="scale")
-            memory.add("Call the plumber on +91 90031 44728.", space="scale")
-            for _ in range(lines - 2):
-                text = rng.choice(_TEMPLATES).format(
-                    p=rng.choice(people), c=rng.choice(COMPANIES), t=rng.choice(CITIES),
-                    f=rng.choice(FOODS), d=rng.choice(DRINKS), h=rng.choice(HOBBIES),
-                )  # fmt: skip
-                memory.add(text, space="scale")
-            memory.flush()
+            if not kept or memory.stats().episodes < lines:
+                _build(memory, lines, rng, people)
             vector = memory.embedder.embed(["Tanvi hobby weekend plans"])[0]
             built = time.perf_counter() - started
         conn = open_sync(path, busy_timeout_ms=5000, read_only=True)

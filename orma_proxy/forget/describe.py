@@ -196,6 +196,24 @@ class Description:
         parts += ["said in the negative"] if self.negated else []
         return ", ".join(parts) or "nothing"
 
+    def hints(self) -> tuple[str, ...]:
+        """Text every line holding the anchors holds (lower case, ASCII): a cheap first cut."""
+        found = [n.lower() for n in self.names] + [c[:PREFIX_CHARS] for c in self.codes]
+        for i in self.identifiers:
+            if i.kind == "number":
+                found.append(i.canonical[-3:])
+            else:
+                run = re.match(r"[a-z0-9]+", i.canonical.lower())
+                found += [run[0][:PREFIX_CHARS]] if run else []
+        return tuple(h for h in found if h.isascii() and h)
+
+    def value_hints(self) -> tuple[str, ...]:
+        """Text every line holding all the words holds (a stem less its last letter)."""
+        if self.groups or self.negated:
+            return ()  # a kind, or a line's "not", is said in many ways: no first cut
+        found = [v[:-1] for v in self.values if len(v) >= 3] + list(self.phrases)
+        return tuple(h for h in found if h.isascii())
+
     def names_in(self, line: Line) -> bool:
         """Every name is in the line, or is who said it ("Asha: I moved to Pune")."""
         said = (line.speaker or "").casefold()

@@ -25,7 +25,6 @@ from orma_proxy.forget.describe import Description, Line, Subject, describe, ful
 from orma_proxy.forget.meaning import Described, clear_winners
 from orma_proxy.store import Connection, StoredLine, episode_texts, space_lines
 from orma_proxy.text import (
-    PREFIX_CHARS,
     SHARED_ATTRIBUTES,
     has_cjk,
     state_attributes,
@@ -151,11 +150,16 @@ def resolve(
     cited = {s.sentence_id for s in states if s.attribute not in SHARED_ATTRIBUTES}
     quoted: list[StoredLine] = []
     anchored: list[tuple[StoredLine, Line]] = []
-    for stored in space_lines(conn, space, hidden=hidden):
-        if quote is not None and quote.search(stored.text):
-            quoted.append(stored)
-        if d.empty or (d.anchored and not _may_hold(d, stored)):
-            continue
+    if quote is not None:
+        longest = max(re.findall(r"\w+", text), key=len, default="")
+        holding = (longest,) if longest.isascii() else ()
+        for stored in space_lines(conn, space, hidden=hidden, holding=holding):
+            if quote.search(stored.text):
+                quoted.append(stored)
+    if d.empty:
+        return Scope(d, _merge([], quoted))
+    hints = d.hints() if d.anchored else d.value_hints()
+    for stored in space_lines(conn, space, hidden=hidden, holding=hints):
         corrects = Subject.from_json(stored.corrects)
         line = Line(stored.id, stored.text, about_user(stored), stored.speaker, corrects)
         if not d.anchored and not d.holds(line, linked=stored.id in cited):
@@ -181,15 +185,6 @@ def resolve(
         if len(pieces) > 1:
             cuts[found.id] = pieces
     return Scope(d, lines, cuts, states)
-
-
-def _may_hold(d: Description, stored: StoredLine) -> bool:
-    """A cheap look before the full test: a name or code must at least be in the text."""
-    folded = stored.text.casefold()
-    if d.names and not all(n.casefold() in folded for n in d.names):
-        # a correction of the slot need not name its person; a speaker may be the person
-        return stored.corrects is not None or stored.speaker is not None
-    return all(code[:PREFIX_CHARS] in folded for code in d.codes)
 
 
 def _chosen(

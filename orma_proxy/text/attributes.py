@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from functools import cache
+from functools import cache, lru_cache
 
 __all__ = [
     "EVIDENCE",
@@ -109,6 +109,7 @@ def state_attributes(group: str) -> tuple[str, ...]:
     return STATE_ATTRIBUTES.get(group, (group,))
 
 
+@lru_cache(maxsize=1 << 16)
 def stem(word: str) -> str:
     """A crude English stem that both sides share: lives, lived, living -> liv."""
     w = word.lower().strip("'-")
@@ -166,6 +167,7 @@ def kinds_shown(words: Iterable[str]) -> frozenset[str]:
     return frozenset(kind for word in words for kind in evidence_of(word))
 
 
+@cache
 def group_stems(groups: frozenset[str]) -> frozenset[str]:
     """Every stem that shows a line to be about one of ``groups``."""
     return frozenset(s for s, kinds in _evidence_by_stem().items() if kinds & groups)
