@@ -1,6 +1,8 @@
 """Forgetting by description: does a correction, a release or a purge hit exactly what was meant?
 
 ``python -m bench.forgetting [--seed N] [--per-family N] [--per-kind N] [--show N]``
+``python -m bench.forgetting --cases FILE.jsonl [--show N]``   (labelled cases, e.g. a held-out set)
+``python -m bench.forgetting --scale [--lines 10000] [--old-ref main]``   (resolving speed)
 
 Cases come from ``bench/forgetting_cases.py`` (seeded; facts among 8-12
 distractors, operations given as short descriptions, one final query with texts
@@ -9,6 +11,18 @@ memory. Orma passes a case when both ``search()``'s top 10 passages and the bloc
 ``recall()`` builds hold every ``must`` text and no ``must_not`` text (case
 ignored); an ambiguous case passes when the operation raises
 ``AmbiguousDescriptionError`` naming at least two candidates and nothing changed.
+
+``--cases`` reads one case a line: ``{"id", "family", "notes": [{"text", "days_ago"}],
+"operations": [{"kind": "supersede|release|purge", "about", "new"}], "query", "must",
+"must_not", "outcome": "changed|nothing|ambiguous"}``. "nothing": an operation must
+raise ``NothingMatchedError`` and change nothing (the space's export is the same
+before and after it); "ambiguous": one must raise ``AmbiguousDescriptionError``
+with candidates and change nothing; "changed": none may raise. ``must`` and
+``must_not`` are checked after the operations in every case.
+
+``--scale`` stores ``--lines`` notes in one space and times ``forget.resolve``
+over it for a set of descriptions, this tree's and ``--old-ref``'s (git) code
+alternating, and prints medians and p95 in milliseconds.
 
 The baseline, run on the same cases: plain BM25 over whole notes with
 delete-by-keyword (every note holding all the description's words is deleted; a
@@ -19,9 +33,14 @@ ambiguous case it changes. Not part of pytest.
 from __future__ import annotations
 
 import argparse
+import importlib
+import io
+import json
 import math
+import random
 import re
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -29,9 +48,23 @@ from collections import Counter, defaultdict
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from bench.forgetting_cases import ADVERSARIAL, FAMILIES, Case, generate
+from bench.forgetting_cases import (
+    ADVERSARIAL,
+    CITIES,
+    COMPANIES,
+    DRINKS,
+    FAMILIES,
+    FIRST,
+    FOODS,
+    HOBBIES,
+    LAST,
+    Case,
+    Note,
+    Operation,
+    generate,
+)
 from orma_proxy import Memory
-from orma_proxy.errors import OrmaError
+from orma_proxy.errors import AmbiguousDescriptionError, NothingMatchedError, OrmaError
 from orma_proxy.text.stopwords import STOPWORDS
 
 TOP = 10
@@ -49,12 +82,15 @@ def holds(texts: list[str], case: Case) -> bool:
 # --- Orma --------------------------------------------------------------------------------
 
 
-def run_orma(memory: Memory, case: Case, space: str) -> tuple[bool, str]:
+def run_orma(memory: Memory, case: Case, space: str, outcome: str = "") -> tuple[bool, str]:
     """Pass or fail, and a line saying why (for ``--show``)."""
+    outcome = outcome or ("ambiguous" if case.ambiguous else "changed")
     for note in case.notes:
         memory.add(note.text, space=space, at=NOW - timedelta(days=note.days_ago))
     memory.flush()
+    answered = False
     for op in case.operations:
+        before = _export(memory, space)
         try:
             if op.kind == "supersede":
                 memory.supersede(op.about, op.new or "", space)
@@ -63,12 +99,18 @@ def run_orma(memory: Memory, case: Case, space: str) -> tuple[bool, str]:
             else:
                 memory.purge(op.about, space)
         except OrmaError as error:
-            candidates = getattr(error, "candidates", ())
-            if case.ambiguous and len(candidates) >= 2:
-                continue
-            return False, f"{op.kind}({op.about!r}) raised {type(error).__name__}: {error}"
-        if case.ambiguous:
-            return False, f"{op.kind}({op.about!r}) guessed instead of asking"
+            expected = {"nothing": NothingMatchedError, "ambiguous": AmbiguousDescriptionError}
+            kind = expected.get(outcome)
+            said = kind is not None and isinstance(error, kind)
+            if said and outcome == "ambiguous" and len(getattr(error, "candidates", ())) < 2:
+                said = False
+            if not said:
+                return False, f"{op.kind}({op.about!r}) raised {type(error).__name__}: {error}"
+            if _export(memory, space) != before:
+                return False, f"{op.kind}({op.about!r}) said {outcome} but changed the space"
+            answered = True
+    if outcome != "changed" and not answered:
+        return False, f"no operation answered {outcome!r}: it acted instead"
     memory.flush()
     found = [p.text for p in memory.search(case.query, space, k=TOP).passages]
     block = memory.recall(case.query, space).text
@@ -77,6 +119,12 @@ def run_orma(memory: Memory, case: Case, space: str) -> tuple[bool, str]:
     if not holds([block], case):
         return False, f"block: {block}"
     return True, ""
+
+
+def _export(memory: Memory, space: str) -> str:
+    out = io.StringIO()
+    memory.export_jsonl(out, space)
+    return out.getvalue()
 
 
 # --- the baseline: BM25 over notes, delete by keyword ---------------------------------------
@@ -107,7 +155,8 @@ def bm25_top(notes: list[str], query: str, k: int) -> list[str]:
     return [n for _, n in scored[:k]]
 
 
-def run_baseline(case: Case) -> bool:
+def run_baseline(case: Case, outcome: str = "") -> bool:
+    outcome = outcome or ("ambiguous" if case.ambiguous else "changed")
     notes = [n.text for n in case.notes]
     changed = False
     for op in case.operations:
@@ -115,9 +164,36 @@ def run_baseline(case: Case) -> bool:
         keep = [n for n in notes if not wanted or not wanted <= set(words(n))]
         changed = changed or len(keep) < len(notes)
         notes = keep + ([op.new] if op.kind == "supersede" and op.new else [])
-    if case.ambiguous:
+    if outcome == "ambiguous":
+        return not changed and holds(bm25_top(notes, case.query, TOP), case)
+    if outcome == "nothing":  # deleting nothing is its way of saying nothing matched
         return not changed and holds(bm25_top(notes, case.query, TOP), case)
     return holds(bm25_top(notes, case.query, TOP), case)
+
+
+def load_cases(path: Path) -> list[tuple[Case, str]]:
+    """Labelled cases from a JSONL file (the module docstring's shape), with each outcome."""
+    cases = []
+    for number, raw in enumerate(path.read_text("utf-8").splitlines(), 1):
+        if not raw.strip():
+            continue
+        row = json.loads(raw)
+        outcome = row.get("outcome", "changed")
+        if outcome not in ("changed", "nothing", "ambiguous"):
+            raise SystemExit(f"{path}:{number}: unknown outcome {outcome!r}")
+        case = Case(
+            family=str(row.get("family", "held-out")),
+            notes=tuple(Note(n["text"], float(n.get("days_ago", 1.0))) for n in row["notes"]),
+            operations=tuple(
+                Operation(o["kind"], o["about"], o.get("new")) for o in row["operations"]
+            ),
+            query=row["query"],
+            must=tuple(row.get("must", ())),
+            must_not=tuple(row.get("must_not", ())),
+            ambiguous=outcome == "ambiguous",
+        )
+        cases.append((case, outcome))
+    return cases
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -126,8 +202,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--per-family", type=int, default=100)
     parser.add_argument("--per-kind", type=int, default=10)
     parser.add_argument("--show", type=int, default=3, help="failures to print per family")
+    parser.add_argument("--cases", type=Path, help="run the labelled cases of this JSONL file")
+    parser.add_argument("--scale", action="store_true", help="time resolving over --lines")
+    parser.add_argument("--lines", type=int, default=10_000)
+    parser.add_argument("--old-ref", default="main", help="git ref of the old code (--scale)")
+    parser.add_argument("--db", type=Path, help="--scale: keep the space here (reused if there)")
     args = parser.parse_args(argv)
-    cases = generate(args.seed, args.per_family, args.per_kind)
+    if args.scale:
+        return scale(args.lines, args.old_ref, args.seed, args.db)
+    if args.cases is not None:
+        labelled = load_cases(args.cases)
+        source = str(args.cases)
+    else:
+        labelled = [(c, "") for c in generate(args.seed, args.per_family, args.per_kind)]
+        source = f"seed {args.seed}"
     orma: dict[str, list[bool]] = defaultdict(list)
     base: dict[str, list[bool]] = defaultdict(list)
     shown: Counter[str] = Counter()
@@ -135,10 +223,10 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         memory = Memory(Path(tmp) / "forgetting.db")
         try:
-            for i, case in enumerate(cases):
-                ok, why = run_orma(memory, case, f"case-{i}")
+            for i, (case, outcome) in enumerate(labelled):
+                ok, why = run_orma(memory, case, f"case-{i}", outcome)
                 orma[case.family].append(ok)
-                base[case.family].append(run_baseline(case))
+                base[case.family].append(run_baseline(case, outcome))
                 if not ok and shown[case.family] < args.show:
                     shown[case.family] += 1
                     ops = "; ".join(f"{o.kind}({o.about!r})" for o in case.operations)
@@ -146,16 +234,114 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             memory.close()
     elapsed = time.perf_counter() - started
-    print(f"\n{len(cases)} cases, seed {args.seed}, {elapsed:.0f} s\n")
+    print(f"\n{len(labelled)} cases, {source}, {elapsed:.0f} s\n")
     print("| family | Orma | plain BM25, delete by keyword |")
     print("|---|---|---|")
-    for family in (*FAMILIES, *ADVERSARIAL):
-        if family in orma:
-            o, b = orma[family], base[family]
-            print(f"| {family} | {sum(o)}/{len(o)} | {sum(b)}/{len(b)} |")
+    known = [f for f in (*FAMILIES, *ADVERSARIAL) if f in orma]
+    for family in known + sorted(set(orma) - set(known)):
+        o, b = orma[family], base[family]
+        print(f"| {family} | {sum(o)}/{len(o)} | {sum(b)}/{len(b)} |")
     total_o = sum(sum(v) for v in orma.values())
     total_b = sum(sum(v) for v in base.values())
-    print(f"| **all** | {total_o}/{len(cases)} | {total_b}/{len(cases)} |")
+    n = len(labelled)
+    print(f"| **all** | {total_o}/{n} ({total_o / n:.1%}) | {total_b}/{n} ({total_b / n:.1%}) |")
+    return 0
+
+
+# --- --scale: resolving a description over a large space, old and new code alternating ------
+
+SCALE_DESCRIPTIONS = (
+    "{p}'s employer",
+    "where {p} lives",
+    "everything about {p}",
+    "{p}'s favourite drink",
+    "my diet",
+    "the phone 90031 44728",
+    "{p} hobby weekend plans",
+    "the key sk-live-4hq82",
+)
+_TEMPLATES = (
+    "{p} works at {c}.",
+    "{p} lives in {t}.",
+    "{p} loves {f}.",
+    "{p} drinks {d} every morning.",
+    "{p} spends Sundays on {h}.",
+    "I had lunch with {p} in {t}.",
+    "My cousin {p} moved to {t} last year.",
+    "I tried {f} at a new place in {t}.",
+)
+
+
+def _old_resolver(ref: str) -> object:
+    """``forget/resolve.py`` as it is at ``ref``, loaded beside this tree's (its describe too)."""
+    tmp = Path(tempfile.mkdtemp(prefix="old_forget_"))
+    for name in ("describe", "resolve"):
+        text = subprocess.run(
+            ["git", "show", f"{ref}:orma_proxy/forget/{name}.py"],
+            check=True, capture_output=True, text=True,
+        ).stdout  # fmt: skip
+        text = text.replace("orma_proxy.forget.describe", "old_forget_describe")
+        (tmp / f"old_forget_{name}.py").write_text(text, "utf-8")
+    sys.path.insert(0, str(tmp))
+    return importlib.import_module("old_forget_resolve")
+
+
+def _build(memory: Memory, lines: int, rng: random.Random, people: list[str]) -> None:
+    memory.add("Stripe key: sk-live-4hq82xm19-prod", space="scale")
+    memory.add("Call the plumber on +91 90031 44728.", space="scale")
+    for _ in range(lines - 2):
+        text = rng.choice(_TEMPLATES).format(
+            p=rng.choice(people), c=rng.choice(COMPANIES), t=rng.choice(CITIES),
+            f=rng.choice(FOODS), d=rng.choice(DRINKS), h=rng.choice(HOBBIES),
+        )  # fmt: skip
+        memory.add(text, space="scale")
+    memory.flush()
+
+
+def scale(lines: int, old_ref: str, seed: int, kept: Path | None = None) -> int:
+    from orma_proxy.forget.meaning import Described
+    from orma_proxy.forget.resolve import resolve as new_resolve
+    from orma_proxy.store.connect import open_sync
+
+    old = _old_resolver(old_ref)
+    rng = random.Random(seed)
+    people = [f"{f} {la}" for f in FIRST for la in LAST]
+    with tempfile.TemporaryDirectory() as tmp:
+        path = kept or Path(tmp) / "scale.db"
+        started = time.perf_counter()
+        with Memory(path) as memory:
+            if not kept or memory.stats().episodes < lines:
+                _build(memory, lines, rng, people)
+            vector = memory.embedder.embed(["Tanvi hobby weekend plans"])[0]
+            built = time.perf_counter() - started
+        conn = open_sync(path, busy_timeout_ms=5000, read_only=True)
+        meaning = Described(vector)
+        times: dict[str, list[float]] = {"old": [], "new": []}
+        for _ in range(5):
+            for pattern in SCALE_DESCRIPTIONS:
+                text = pattern.format(p=rng.choice(people).split()[0])
+                for which in ("old", "new") if rng.random() < 0.5 else ("new", "old"):
+                    t0 = time.perf_counter()
+                    try:
+                        if which == "old":
+                            old.resolve(conn, "scale", text)  # type: ignore[attr-defined]
+                        else:
+                            new_resolve(conn, "scale", text, meaning=meaning)
+                    except OrmaError:
+                        pass  # an ambiguity or nothing found is an answer, timed as one
+                    times[which].append((time.perf_counter() - t0) * 1000)
+        conn.close()
+    print(
+        f"\n{lines} lines in one space (built in {built:.0f} s), {len(times['new'])} resolves each"
+    )
+    print("| code | median ms | p95 ms |")
+    print("|---|---|---|")
+    for which, label in (("old", f"old ({old_ref})"), ("new", "new (this tree)")):
+        got = sorted(times[which])
+        p95 = got[min(len(got) - 1, int(0.95 * len(got)))]
+        print(f"| {label} | {statistics.median(got):.1f} | {p95:.1f} |")
+    ratio = statistics.median(times["new"]) / statistics.median(times["old"])
+    print(f"\nnew/old median: {ratio:.2f}")
     return 0
 
 

@@ -18,6 +18,7 @@ __all__ = [
     "LeaseHeldError",
     "ModelUnavailableError",
     "NotAnOrmaDatabaseError",
+    "NothingMatchedError",
     "OrmaError",
     "PayloadTooLargeError",
     "PermissionDeniedError",
@@ -47,6 +48,18 @@ class AmbiguousDescriptionError(InputError):
     """A forgetting request names several people or facts; nothing was changed.
 
     ``candidates`` says what it could mean, so the caller can ask again more exactly.
+    """
+
+    def __init__(self, message: str, candidates: list[str]) -> None:
+        super().__init__(message)
+        self.candidates = candidates
+
+
+class NothingMatchedError(InputError):
+    """A forgetting request matched nothing, so nothing was changed (never a silent success).
+
+    ``candidates``: the stored lines closest to the description, by meaning and by
+    words, so the caller can say again what was meant.
     """
 
     def __init__(self, message: str, candidates: list[str]) -> None:

@@ -30,7 +30,7 @@ from orma_proxy.cli.shared_options import (
     sqlite_id,
     state,
 )
-from orma_proxy.errors import AmbiguousDescriptionError, InputError
+from orma_proxy.errors import AmbiguousDescriptionError, InputError, NothingMatchedError
 from orma_proxy.forget import ForgetResult, naming
 from orma_proxy.inputs import DEFAULT_SPACE
 
@@ -81,6 +81,8 @@ def _tell(cli: CliState, result: ForgetResult, json_out: bool, message: str) -> 
     if result.dry_run:
         for text in result.preview:
             say(cli.out, f"  - {text}")
+        for fact in result.facts:
+            say(cli.out, f"  - fact {fact}")
 
 
 @app.command(rich_help_panel=PANEL)
@@ -102,6 +104,7 @@ def supersede(
         ),
     ],
     dry_run: DryRunOption = False,
+    every: AllOption = False,
     space: SpaceOption = DEFAULT_SPACE,
     db: DbOption = None,
     json_out: JsonOption = False,
@@ -122,15 +125,21 @@ def supersede(
     if isinstance(target, int):
         sqlite_id("state")(target)
     with open_memory(cli, db, must_exist=True) as memory:
-        result = memory.supersede(target, new, space, dry_run=dry_run)
-    if dry_run:
-        message = f"Would correct {_what(result)} in space {space!r}:"
-    else:
-        message = (
-            f"Corrected {_what(result)} in space {space!r}; the correction is episode "
-            f"#{result.episode_id} (audit #{result.audit_id})."
-        )
-    _tell(cli, result, json_out, message)
+        if isinstance(target, int):
+            results = [memory.supersede(target, new, space, dry_run=dry_run)]
+        else:
+            results = _each_person(
+                target, every, lambda q: memory.supersede(q, new, space, dry_run=dry_run)
+            )
+    for result in results:
+        if dry_run:
+            message = f"Would correct {_what(result)} in space {space!r}:"
+        else:
+            message = (
+                f"Corrected {_what(result)} in space {space!r}; the correction is episode "
+                f"#{result.episode_id} (audit #{result.audit_id})."
+            )
+        _tell(cli, result, json_out, message)
 
 
 @app.command(rich_help_panel=PANEL)
@@ -188,8 +197,6 @@ def _told_release(
 ) -> None:
     if result.dry_run:
         message = f"Would release {_what(result)} in space {space!r}:"
-    elif not result.count:
-        message = f"Nothing in space {space!r} is about {query!r}; nothing was released."
     else:
         message = (
             f"Release #{result.release_id}: {_what(result)} no longer recalled "
@@ -266,6 +273,8 @@ def purge(
                 memory.purge(query, space, dry_run=True)
             except AmbiguousDescriptionError as exc:
                 people = exc.candidates
+            except NothingMatchedError:
+                people = []  # said once more, and its tombstone left, by _purge
             else:
                 people = []
         for person in people:
@@ -286,23 +295,21 @@ def _purge(
     json_out: bool,
 ) -> None:
     with open_memory(cli, db, must_exist=True) as memory:
-        preview = memory.purge(target, space, dry_run=True)
+        try:
+            preview = memory.purge(target, space, dry_run=True)
+        except NothingMatchedError:
+            if not dry_run:  # a text purge still binds a turn the proxy is streaming
+                memory.purge(target, space)
+            raise
         if dry_run:
-            message = f"Would erase {_what(preview)} from space {space!r}:"
-            if not preview.count:
-                message = f"Nothing in space {space!r} matches; nothing would be erased."
-            _tell(cli, preview, json_out, message)
+            _tell(cli, preview, json_out, f"Would erase {_what(preview)} from space {space!r}:")
             return
-        if preview.count and not yes:
+        if not yes:
             _tell(cli, preview, False, f"This erases {_what(preview)} for good:")
             if not typer.confirm("Erase them?", err=True):
                 say(cli.err, "Nothing was erased.")
                 raise typer.Exit(1)
-        # Even with nothing stored, a text purge binds a turn the proxy is still streaming.
         result = memory.purge(target, space)
-    if not result.count:
-        _tell(cli, result, json_out, f"Nothing in space {space!r} matches; nothing was erased.")
-        return
     note = "" if result.compacted else " (another reader held the log: run `orma purge` later)"
     _tell(cli, result, json_out, f"Erased {_what(result)} (audit #{result.audit_id}).{note}")
 

@@ -14,7 +14,7 @@ from rich.text import Text
 
 from orma_proxy.config import OrmaConfig
 from orma_proxy.embed.base import Embedder
-from orma_proxy.errors import InputError, StoreError
+from orma_proxy.errors import InputError, NothingMatchedError, StoreError
 from orma_proxy.inputs import check_space
 from orma_proxy.memory.sync import Memory
 from orma_proxy.store import MAX_ROW_ID
@@ -48,6 +48,8 @@ def report_error(console: Console, exc: BaseException) -> None:
     """One red line, never wrapped, never a traceback."""
     message = " ".join(str(exc).split()) or type(exc).__name__
     console.print(Text.assemble(("error: ", "bold red"), (message, "red")), soft_wrap=True)
+    if isinstance(exc, NothingMatchedError):
+        return  # its one line already names the closest lines
     for candidate in getattr(exc, "candidates", ()):
         console.print(Text(f"  - {candidate}"), soft_wrap=True)
 

@@ -51,6 +51,7 @@ from orma_proxy.facts.marks import CORRECTED, FORBID_MARK, FORGOTTEN, SUPERSEDE_
 from orma_proxy.facts.open_states import (
     OpenState,
     active_states_citing,
+    active_states_held,
     active_states_of,
     active_states_valued,
     unreleased_state,
@@ -163,6 +164,7 @@ __all__ = [
     "active_in_slot",
     "active_states",
     "active_states_citing",
+    "active_states_held",
     "active_states_of",
     "active_states_valued",
     "alternative_attribute",

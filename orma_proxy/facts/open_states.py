@@ -86,3 +86,15 @@ def active_states_of(
         space,
         holder,
     )
+
+
+def active_states_held(conn: Connection, space: str, holder: str) -> list[OpenState]:
+    """Every shown active state of ``space`` held by ``holder`` (a name, case aside)."""
+    return _states(
+        conn,
+        _ACTIVE + "AND entity_id IN "
+        "(SELECT id FROM entities WHERE space = ? AND lower(name) = lower(?)) ORDER BY id",
+        space,
+        space,
+        holder,
+    )

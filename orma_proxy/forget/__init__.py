@@ -7,6 +7,7 @@ re-asks an ambiguous one about a single person.
 
 from orma_proxy.forget.audit import read_audit
 from orma_proxy.forget.describe import describe, naming
+from orma_proxy.forget.meaning import Described
 from orma_proxy.forget.purge import purge
 from orma_proxy.forget.release import release, unrelease
 from orma_proxy.forget.results import Affected, AuditEntry, ForgetResult, Operation
@@ -16,6 +17,7 @@ from orma_proxy.forget.tombstones import add_unless_purged
 __all__ = [
     "Affected",
     "AuditEntry",
+    "Described",
     "ForgetResult",
     "Operation",
     "add_unless_purged",

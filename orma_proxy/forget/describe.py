@@ -21,6 +21,7 @@ from typing import Literal
 from orma_proxy.facts import USER
 from orma_proxy.text import (
     NOT_NAMES,
+    PREFIX_CHARS,
     STOPWORDS,
     Identifier,
     evidence_of,
@@ -30,6 +31,7 @@ from orma_proxy.text import (
     has_cjk,
     kinds_shown,
     same,
+    starts,
     stem,
     stems,
 )
@@ -56,8 +58,15 @@ _FILLER = frozenset(
     mentioning mentioned mentions about everything anything all record records details detail
     info information stuff habit habits preference preferences thing things data fact facts one
     ones bit pasted paste gave told said wrote noted am not don't doesn't didn't never no
-    anymore longer any some his her hers their please""".split()  # noqa: SIM905
+    anymore longer any some his her hers their please know knew known profile personal whatever
+    memory memories remember remembered stored saved note notes entry entries history regarding
+    concerning related relating scrub wipe clear rid get""".split()  # noqa: SIM905
 )
+# Tokens a description names exactly: a number (3+ digits) or a code mixing letters and digits
+# ("hunter2-blue", "4417zeta"). A line must hold one; a secret-looking one of PREFIX_CHARS or
+# more also reaches the longer token it starts ("sk-live-9f3k2" -> "sk-live-9f3k2xq81-prod").
+_CODE = re.compile(r"(?<![\w-])(?=[\w-]*\d)[^\W_][\w-]*[^\W_](?![\w-])")
+_LINE_TOKEN = re.compile(r"[^\W_][\w-]*[^\W_]|[^\W_]")
 # Words that say who someone is to the user; with a name given, the name says it.
 _RELATIONS = frozenset(
     """ex sister brother mother father mom mum dad son daughter wife husband partner friend
@@ -75,29 +84,43 @@ _CLAUSE_CUT = re.compile(r"\s*;\s*|,?\s+(?:and|but|while|whereas)\s+(?=\w)", re.
 
 @dataclass(frozen=True)
 class Subject:
-    """Whose fact and which kinds: what a correction says it corrects, kept with it."""
+    """Whose fact, which kinds and which other words: the slot a correction corrects, kept with it.
+
+    ``Tanvi's favourite colour`` is (Tanvi, {likes}, {colour}); the correction
+    "Tanvi switched to amber." stands for that slot whatever words it uses, so
+    the next correction of the same slot finds it.
+    """
 
     holder: str  # a name, or "user"
     kinds: frozenset[str]
+    words: frozenset[str] = frozenset()  # stems of the other words that named the slot
 
-    def meets(self, other: Subject | None) -> bool:
-        """The same person, and a kind of fact in common."""
-        if other is None or self.holder.casefold() != other.holder.casefold():
+    def covers(self, asked: Subject | None) -> bool:
+        """Does a description naming ``asked`` name this slot (or a wider one holding it)?"""
+        if asked is None or self.holder.casefold() != asked.holder.casefold():
             return False
-        return bool(self.kinds & other.kinds)
+        if asked.kinds and not self.kinds & asked.kinds:
+            return False
+        return bool(asked.kinds or asked.words) and asked.words <= self.words
 
     def as_json(self) -> dict[str, object]:
-        return {"holder": self.holder, "kinds": sorted(self.kinds)}
+        return {"holder": self.holder, "kinds": sorted(self.kinds), "words": sorted(self.words)}
 
     @classmethod
     def from_json(cls, value: object) -> Subject | None:
         """The stored form back; anything else (an older or foreign note) is no subject."""
         if not isinstance(value, dict):
             return None
-        holder, kinds = value.get("holder"), value.get("kinds")
+        holder, kinds, words = value.get("holder"), value.get("kinds"), value.get("words", [])
         if not isinstance(holder, str) or not isinstance(kinds, list):
             return None
-        return cls(holder, frozenset(k for k in kinds if isinstance(k, str)))
+        if not isinstance(words, list):
+            return None
+        return cls(
+            holder,
+            frozenset(k for k in kinds if isinstance(k, str)),
+            frozenset(w for w in words if isinstance(w, str)),
+        )
 
 
 @dataclass(frozen=True)
@@ -113,38 +136,59 @@ class Line:
 
 @dataclass(frozen=True)
 class Description:
+    """What a description names: anchors a line must hold, evidence that says which lines.
+
+    Anchors: identifiers, codes (numbers, tokens mixing letters and digits), names
+    (people, capitalised titles) and the user. Evidence: kinds of fact, other words
+    and CJK phrases. ``holds`` is the strict reading (anchors and all evidence);
+    ``evidence_in`` ranks an anchor's lines when no line holds it all.
+    """
+
     text: str
     identifiers: tuple[Identifier, ...] = ()
+    codes: tuple[str, ...] = ()  # casefolded
     names: tuple[str, ...] = ()
     user: bool = False
     groups: frozenset[str] = frozenset()
-    values: frozenset[str] = frozenset()  # stems that must all be in the line
+    values: frozenset[str] = frozenset()  # stems of the other words
     phrases: frozenset[str] = frozenset()  # CJK text that must be in the line (no spaces)
     negated: bool = False  # "user does not drink coffee": only lines that say "not"
     when: When = "any"
 
     @property
     def subject(self) -> Subject | None:
-        """The person and kinds named, when both are: what a correction of them records."""
-        if not self.groups or not (self.names or self.user):
+        """The person and the slot named, when both are: what a correction of them records."""
+        if not (self.groups or self.values) or not (self.names or self.user):
             return None
-        return Subject(self.names[0] if self.names else USER, self.groups)
+        return Subject(self.names[0] if self.names else USER, self.groups, self.values)
 
     @property
     def topic(self) -> bool:
         """Only words, no person, kind or identifier ("politics"): meaning may widen it."""
-        return bool(self.values) and not (
-            self.names or self.user or self.groups or self.identifiers
-        )
+        return bool(self.values) and not (self.groups or self.anchored)
+
+    @property
+    def exact(self) -> bool:
+        """Identifiers or codes: every line holding one is meant, whatever else is said."""
+        return bool(self.identifiers or self.codes)
+
+    @property
+    def anchored(self) -> bool:
+        return bool(self.identifiers or self.codes or self.names or self.user)
+
+    @property
+    def evidence(self) -> bool:
+        """Words saying which of an anchor's lines are meant (none: all of them)."""
+        return bool(self.groups or self.values or self.phrases or self.negated)
 
     @property
     def empty(self) -> bool:
-        named = self.identifiers or self.names or self.user or self.groups
-        return not (named or self.values or self.phrases)
+        return not (self.anchored or self.groups or self.values or self.phrases)
 
     def summary(self) -> str:
         """How the description was read, for dry runs and errors (no identifier's value)."""
-        parts = [f"{len(self.identifiers)} identifier(s)"] if self.identifiers else []
+        secret = len(self.identifiers) + len(self.codes)
+        parts = [f"{secret} identifier(s)"] if secret else []
         parts += [f"person {n!r}" for n in self.names] + (["the user"] if self.user else [])
         parts += [f"kind {g}" for g in sorted(self.groups)]
         parts += [f"word {v!r}" for v in sorted(self.values | self.phrases)]
@@ -152,28 +196,73 @@ class Description:
         parts += ["said in the negative"] if self.negated else []
         return ", ".join(parts) or "nothing"
 
+    def hints(self) -> tuple[str, ...]:
+        """Text every line holding the anchors holds (lower case, ASCII): a cheap first cut."""
+        found = [n.lower() for n in self.names] + [c[:PREFIX_CHARS] for c in self.codes]
+        for i in self.identifiers:
+            if i.kind == "number":
+                found.append(i.canonical[-3:])
+            else:
+                run = re.match(r"[a-z0-9]+", i.canonical.lower())
+                found += [run[0][:PREFIX_CHARS]] if run else []
+        return tuple(h for h in found if h.isascii() and h)
+
+    def value_hints(self) -> tuple[str, ...]:
+        """Text every line holding all the words holds (a stem less its last letter)."""
+        if self.groups or self.negated:
+            return ()  # a kind, or a line's "not", is said in many ways: no first cut
+        found = [v[:-1] for v in self.values if len(v) >= 3] + list(self.phrases)
+        return tuple(h for h in found if h.isascii())
+
     def names_in(self, line: Line) -> bool:
         """Every name is in the line, or is who said it ("Asha: I moved to Pune")."""
         said = (line.speaker or "").casefold()
         return all(mentions(line.text, n) or n.casefold() == said for n in self.names)
 
-    def holds(self, line: Line, *, linked: bool = False) -> bool:
-        """Is ``line`` in scope? ``linked``: a state of this person and kind cites it."""
+    def corrected_here(self, line: Line) -> bool:
+        """``line`` is a correction of the slot described (or of a narrower one)."""
+        return line.corrects is not None and line.corrects.covers(self.subject)
+
+    def anchors_in(self, line: Line) -> bool:
+        """Does ``line`` hold every anchor? (A correction of the slot stands for its person.)"""
         if self.identifiers:
             found = find_identifiers(line.text)
-            return any(same(a, b) for a in self.identifiers for b in found)
-        if line.corrects is not None and line.corrects.meets(self.subject):
-            linked = True
+            if not any(same(a, b) or starts(a, b) for a in self.identifiers for b in found):
+                return False
+        if self.codes:
+            tokens = {t.casefold() for t in _LINE_TOKEN.findall(line.text)}
+            if not all(_code_in(code, tokens) for code in self.codes):
+                return False
+        if self.exact:
+            return True
+        if self.corrected_here(line):
+            return True
         if self.names and not self.names_in(line):
             return False
-        if self.user and not self.names and not line.about_user:
+        return not (self.user and not line.about_user)
+
+    def holds(self, line: Line, *, linked: bool = False) -> bool:
+        """The strict reading: every anchor, the kind (or a linked state) and every word.
+
+        ``linked``: a state of this person and kind cites the line.
+        """
+        if not self.anchors_in(line):
             return False
+        if self.exact or self.corrected_here(line):
+            return True
         words = stems(line.text)
         if self.groups and not linked and not words & group_stems(self.groups):
             return False
         if self.negated and not _NEGATED.search(line.text):
             return False
         return self.values <= words and all(p in line.text for p in self.phrases)
+
+    def evidence_in(self, line: Line, *, linked: bool = False) -> tuple[int, int]:
+        """How much of the evidence ``line`` shows: (words of the description, kind shown)."""
+        words = stems(line.text)
+        kind = bool(self.groups) and (linked or bool(words & group_stems(self.groups)))
+        said = len(self.values & words) + sum(p in line.text for p in self.phrases)
+        return said, int(kind)
 
     def clause_cuts(self, text: str) -> list[tuple[int, int, bool]]:
         """``text``'s clauses as (start, end, in scope), or one clause when it can't be cut.
@@ -199,6 +288,32 @@ class Description:
         if all(c[2] for c in cut) or not any(c[2] for c in cut):
             return whole
         return cut
+
+
+def _code_in(code: str, tokens: set[str]) -> bool:
+    """A code is one of the line's tokens, or a secret-looking one starts with it."""
+    if code in tokens:
+        return True
+    return _secretish(code) and any(t.startswith(code) for t in tokens)
+
+
+def _secretish(code: str) -> bool:
+    """Long enough, and mixing letters and digits (a key, a token) or all digits (a card)."""
+    if len(code) < PREFIX_CHARS:
+        return False
+    digits = sum(c.isdigit() for c in code)
+    return digits == len(code.replace("-", "")) or any(c.isalpha() for c in code)
+
+
+def codes_of(text: str) -> tuple[str, ...]:
+    """The numbers (3+ digits) and letter-digit codes (4+ characters) ``text`` names."""
+    found = []
+    for m in _CODE.finditer(text):
+        token = m[0]
+        digits = sum(c.isdigit() for c in token)
+        if digits >= 3 or (len(token) >= 4 and any(c.isalpha() for c in token)):
+            found.append(token.casefold())
+    return tuple(dict.fromkeys(found))
 
 
 def mentions(text: str, name: str) -> bool:
@@ -238,8 +353,12 @@ def full_names(name: str, texts: list[str]) -> list[str]:
 def describe(text: str) -> Description:
     """Read a description into what it names; see the module's docstring."""
     identifiers = tuple(find_identifiers(text))
-    if identifiers:
-        return Description(text, identifiers=identifiers)
+    rest = text
+    for found in reversed(identifiers):
+        rest = rest[: found.start] + " " + rest[found.end :]
+    codes = codes_of(rest)
+    if identifiers or codes:
+        return Description(text, identifiers=identifiers, codes=codes)
     names: list[str] = []
     user = False
     groups: set[str] = set()

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from orma_proxy.embed.base import Vectors
 from orma_proxy.errors import InputError
 from orma_proxy.facts import (
     OpenState,
@@ -20,9 +19,11 @@ from orma_proxy.facts import (
     active_states_valued,
     drawn_from_episodes,
     drawn_from_lines,
+    state_by_id,
     unreleased_state,
 )
-from orma_proxy.forget.describe import Subject
+from orma_proxy.forget.describe import Description, Subject
+from orma_proxy.forget.meaning import Described
 from orma_proxy.forget.resolve import resolve, resolve_episodes
 from orma_proxy.forget.results import Affected
 from orma_proxy.store import (
@@ -34,6 +35,7 @@ from orma_proxy.store import (
     sentences_of_episodes,
     split_sentence,
 )
+from orma_proxy.text import state_attributes
 
 Cuts = dict[int, list[tuple[int, int, bool]]]
 
@@ -64,13 +66,42 @@ class Correction:
     preview: tuple[str, ...] = ()
     cuts: Cuts = field(default_factory=dict)
     corrects: Subject | None = None
+    facts: tuple[str, ...] = ()  # the states closed, as "holder · attribute: value"
 
     @property
     def affected(self) -> Affected:
         return Affected.of(sentences=self.sentences, states=[t.state.id for t in self.states])
 
 
-def correction(conn: Connection, space: str, old: str | int) -> Correction:
+def state_texts(conn: Connection, space: str, state_ids: list[int]) -> tuple[str, ...]:
+    """States as "Meera · employer: Infosys", so a dry run names what it would close."""
+    found = [state_by_id(conn, space, i) for i in sorted(state_ids)]
+    return tuple(s.text for s in found if s is not None)
+
+
+def _held(conn: Connection, space: str, d: Description, state_ids: list[int]) -> list[int]:
+    """Of states drawn from the described lines, those of the fact described.
+
+    "Meera's employer" on "My sister Meera works at Infosys" closes Meera's
+    employer, never ``user · sister: Meera``: a state whose value is the person
+    described, of another kind than the one described, is a fact about someone
+    else that merely names them.
+    """
+    names = {n.casefold() for n in d.names}
+    if not names or not d.evidence:
+        return state_ids
+    kinds = {a for g in d.groups for a in state_attributes(g)}
+    kept = []
+    for state_id in state_ids:
+        state = state_by_id(conn, space, state_id)
+        if state is None or state.attribute in kinds or state.value.casefold() not in names:
+            kept.append(state_id)
+    return kept
+
+
+def correction(
+    conn: Connection, space: str, old: str | int, meaning: Described | None = None
+) -> Correction:
     """A state id names that state and its line; a text is a description (``resolve``).
 
     States matched by id, by value, or as the described person's described
@@ -84,15 +115,23 @@ def correction(conn: Connection, space: str, old: str | int) -> Correction:
         if not state.active:
             raise InputError(f"state #{old} is already closed (it stays in the history)")
         lines = current_sentences(conn, [state.sentence_id])
-        return Correction(lines, [StateTarget(state, True)], tuple(sentence_texts(conn, lines)))
-    scope = resolve(conn, space, old)
+        preview = tuple(sentence_texts(conn, lines))
+        facts = state_texts(conn, space, [old])
+        return Correction(lines, [StateTarget(state, True)], preview, facts=facts)
+    scope = resolve(conn, space, old, meaning=meaning)
     whole = [i for i in scope.sentence_ids if i not in scope.cuts]
     replaced = {s.id: s for s in [*scope.states, *active_states_valued(conn, space, old)]}
-    drawn = {s.id: s for s in active_states_citing(conn, space, whole)}
+    citing = {s.id: s for s in active_states_citing(conn, space, whole)}
+    drawn = {i: citing[i] for i in _held(conn, space, scope.description, list(citing))}
     found = {**drawn, **replaced}
     targets = [StateTarget(found[i], i in replaced) for i in sorted(found)]
     return Correction(
-        scope.sentence_ids, targets, scope.preview(), scope.cuts, scope.description.subject
+        scope.sentence_ids,
+        targets,
+        scope.preview(),
+        scope.cuts,
+        scope.description.subject,
+        state_texts(conn, space, sorted(found)),
     )
 
 
@@ -121,6 +160,7 @@ class Topic:
     events: list[int]
     preview: tuple[str, ...]
     cuts: Cuts = field(default_factory=dict)
+    facts: tuple[str, ...] = ()  # the states hidden, as "holder · attribute: value"
 
     @property
     def affected(self) -> Affected:
@@ -131,7 +171,7 @@ def topic(
     conn: Connection,
     space: str,
     query: str,
-    vector: Vectors | None,
+    meaning: Described | None,
     *,
     threshold: float,
     max_items: int,
@@ -144,31 +184,34 @@ def topic(
     holding its words. A person or a kind keeps the scope exact: meaning alone
     never hides another person's line.
     """
-    scope = resolve(conn, space, query)
+    scope = resolve(conn, space, query, meaning=meaning)
     d = scope.description
     sentences = scope.sentence_ids
-    if vector is not None and d.topic:
-        near = on_topic(conn, space, [], vector, threshold=threshold, limit=max_items)
+    if meaning is not None and d.topic:
+        near = on_topic(conn, space, [], meaning.vector, threshold=threshold, limit=max_items)
         sentences = sorted({*sentences, *near})
     whole = [i for i in sentences if i not in scope.cuts]
-    states, events = drawn_from_lines(conn, whole)
-    states = sorted({*states, *(s.id for s in scope.states)})
+    drawn, events = drawn_from_lines(conn, whole)
+    states = sorted({*_held(conn, space, d, list(drawn)), *(s.id for s in scope.states)})
     preview = scope.preview() + tuple(
         sentence_texts(conn, [i for i in sentences if i not in scope.sentence_ids])
     )
-    return Topic(sentences, states, list(events), preview, scope.cuts)
+    facts = state_texts(conn, space, states)
+    return Topic(sentences, states, list(events), preview, scope.cuts, facts)
 
 
 # --- purge -----------------------------------------------------------------------
 
 
-def erasure(conn: Connection, space: str, target: str | list[int]) -> Affected:
+def erasure(
+    conn: Connection, space: str, target: str | list[int], meaning: Described | None = None
+) -> Affected:
     """Episodes holding what the text describes (or with these ids), and all drawn from them.
 
     Unknown ids, or another space's, are refused: a purge never guesses.
     """
     if isinstance(target, str):
-        episodes = resolve_episodes(conn, space, target)
+        episodes = resolve_episodes(conn, space, target, meaning)
     else:
         episodes = episodes_in_space(conn, space, target)
         missing = sorted(set(target) - set(episodes))

@@ -21,7 +21,9 @@ from dataclasses import replace
 
 from orma_proxy.config import OrmaConfig
 from orma_proxy.forget.audit import write_audit
+from orma_proxy.forget.closest import nothing_matched
 from orma_proxy.forget.match import erasure
+from orma_proxy.forget.meaning import Described
 from orma_proxy.forget.results import ForgetResult
 from orma_proxy.forget.tombstones import leave
 from orma_proxy.offload import in_thread
@@ -37,13 +39,25 @@ from orma_proxy.store import (
 
 
 async def purge(
-    db: Database, target: str | list[int], space: str, config: OrmaConfig, *, dry_run: bool
+    db: Database,
+    target: str | list[int],
+    space: str,
+    config: OrmaConfig,
+    *,
+    dry_run: bool,
+    meaning: Described | None = None,
 ) -> ForgetResult:
-    """Erase the episodes containing ``target`` (or with these ids) from ``space``."""
+    """Erase the episodes containing ``target`` (or with these ids) from ``space``.
+
+    Nothing matching raises ``NothingMatchedError`` (a dry run too); a text
+    purge still leaves its tombstone first, for a turn still on its way.
+    """
     if dry_run:
 
         def find(conn: Connection) -> ForgetResult:
-            found = erasure(conn, space, target)
+            found = erasure(conn, space, target, meaning)
+            if not found.count:
+                raise nothing_matched(conn, space, str(target), meaning, "erased")
             preview = tuple(sentence_texts(conn, found.sentences))
             return ForgetResult("purge", space, True, found, preview)
 
@@ -52,7 +66,7 @@ async def purge(
     def job(conn: Connection) -> ForgetResult:
         with secure_delete(conn):
             now = time.time()
-            found = erasure(conn, space, target)
+            found = erasure(conn, space, target, meaning)
             if isinstance(target, str):  # even with nothing stored yet: a turn may be on its way
                 leave(conn, space, target, now)
             if not found.count:
@@ -67,8 +81,12 @@ async def purge(
             return ForgetResult("purge", space, False, found, audit_id=audit_id)
 
     result = await db.writer.execute_write_fn(job)
-    if not result.count:
-        return result
+    if not result.count:  # the tombstone is kept (committed); the caller hears nothing went
+
+        def missed(conn: Connection) -> ForgetResult:
+            raise nothing_matched(conn, space, str(target), meaning, "erased")
+
+        return await db.reader.execute_fn(missed)
     compacted = await in_thread(
         lambda: compact(db.location, busy_timeout_ms=config.busy_timeout_ms)
     )

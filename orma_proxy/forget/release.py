@@ -14,11 +14,12 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
-from orma_proxy.embed.base import Vectors
 from orma_proxy.errors import InputError
 from orma_proxy.facts import Drawn, mark_drawn_released, released_drawn
 from orma_proxy.forget.audit import write_audit
+from orma_proxy.forget.closest import nothing_matched
 from orma_proxy.forget.match import Topic, cut_lines, topic
+from orma_proxy.forget.meaning import Described
 from orma_proxy.forget.results import Affected, ForgetResult
 from orma_proxy.store import (
     Connection,
@@ -35,35 +36,42 @@ from orma_proxy.store import (
 async def release(
     db: Database,
     query: str,
-    vector: Vectors | None,
+    meaning: Described | None,
     space: str,
     *,
     threshold: float,
     max_items: int,
     dry_run: bool,
 ) -> ForgetResult:
-    """Hide the topic of ``query`` in ``space``; nothing matching means nothing written."""
+    """Hide the topic of ``query`` in ``space``.
+
+    ``meaning``: the embedding of ``query`` (a bare topic also takes the lines
+    near it; a person's lines are ranked by it when no line holds the words).
+    Nothing matching raises ``NothingMatchedError`` and writes nothing (a dry run too).
+    """
 
     def find(conn: Connection) -> Topic:
-        return topic(conn, space, query, vector, threshold=threshold, max_items=max_items)
+        seen = topic(conn, space, query, meaning, threshold=threshold, max_items=max_items)
+        if not seen.affected.count:
+            raise nothing_matched(conn, space, query, meaning, "released")
+        return seen
 
     if dry_run:
         seen = await db.reader.execute_fn(find)
-        return ForgetResult("release", space, True, seen.affected, seen.preview)
+        return ForgetResult("release", space, True, seen.affected, seen.preview, facts=seen.facts)
 
     def job(conn: Connection) -> ForgetResult:
         seen = find(conn)
         preview = seen.preview
         found = replace(seen, sentences=cut_lines(conn, seen.sentences, seen.cuts)).affected
-        if not found.count:
-            return ForgetResult("release", space, False, found)
         now = time.time()
         release_id = insert_release(conn, space, query, now)
         _mark(conn, found, release_id)
         audit_id = write_audit(conn, space, "release", found, now, extra={"releases": [release_id]})
         return ForgetResult(
-            "release", space, False, found, preview, audit_id=audit_id, release_id=release_id
-        )
+            "release", space, False, found, preview, audit_id=audit_id, release_id=release_id,
+            facts=seen.facts,
+        )  # fmt: skip
 
     return await db.writer.execute_write_fn(job)
 

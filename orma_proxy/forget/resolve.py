@@ -20,10 +20,15 @@ import re
 from dataclasses import dataclass, field
 
 from orma_proxy.errors import AmbiguousDescriptionError, InputError
-from orma_proxy.facts import USER, OpenState, active_states_of
+from orma_proxy.facts import USER, OpenState, active_states_held, active_states_of
 from orma_proxy.forget.describe import Description, Line, Subject, describe, full_names
+from orma_proxy.forget.meaning import Described, clear_winners
 from orma_proxy.store import Connection, StoredLine, episode_texts, space_lines
-from orma_proxy.text import find_identifiers, has_cjk, same, state_attributes
+from orma_proxy.text import (
+    SHARED_ATTRIBUTES,
+    has_cjk,
+    state_attributes,
+)
 
 __all__ = ["Scope", "resolve", "resolve_episodes"]
 
@@ -124,26 +129,56 @@ def _in_time(d: Description, lines: list[StoredLine]) -> list[StoredLine]:
     return current
 
 
-def resolve(conn: Connection, space: str, text: str, *, hidden: bool = False) -> Scope:
-    """The lines of ``space`` that ``text`` describes (``hidden``: superseded, released too)."""
+def resolve(
+    conn: Connection,
+    space: str,
+    text: str,
+    *,
+    hidden: bool = False,
+    meaning: Described | None = None,
+) -> Scope:
+    """The lines of ``space`` that ``text`` describes (``hidden``: superseded, released too).
+
+    ``meaning``: the description's embedding, to rank a person's lines by meaning
+    when no line holds the words that say which are meant.
+    """
     d = describe(text)
     quote = _quoted(text)
     if d.empty and quote is None:
         raise InputError(f"{text!r} names nothing to look for")
     states = _linked(conn, space, d)
-    cited = {s.sentence_id for s in states}
-    lines = []
-    for stored in space_lines(conn, space, hidden=hidden):
+    cited = {s.sentence_id for s in states if s.attribute not in SHARED_ATTRIBUTES}
+    quoted: list[StoredLine] = []
+    anchored: list[tuple[StoredLine, Line]] = []
+    if quote is not None:
+        longest = max(re.findall(r"\w+", text), key=len, default="")
+        holding = (longest,) if longest.isascii() else ()
+        for stored in space_lines(conn, space, hidden=hidden, holding=holding):
+            if quote.search(stored.text):
+                quoted.append(stored)
+    if d.empty:
+        return Scope(d, _merge([], quoted))
+    hints = d.hints() if d.anchored else d.value_hints()
+    for stored in space_lines(conn, space, hidden=hidden, holding=hints):
         corrects = Subject.from_json(stored.corrects)
         line = Line(stored.id, stored.text, about_user(stored), stored.speaker, corrects)
-        if (not d.empty and d.holds(line, linked=stored.id in cited)) or (
-            quote is not None and quote.search(stored.text)
-        ):
-            lines.append(stored)
+        if not d.anchored and not d.holds(line, linked=stored.id in cited):
+            continue
+        if d.anchored and not d.anchors_in(line):
+            continue
+        anchored.append((stored, line))
+    lines = _chosen(conn, space, d, anchored, cited, meaning)
+    lines = _merge(lines, quoted)
     _check_unambiguous(d, lines)
     lines = _in_time(d, lines)
     kept = {line.id for line in lines}
-    states = [s for s in states if s.sentence_id in kept or d.when == "any"]
+    states = [
+        s
+        for s in states
+        if s.sentence_id in kept or (d.when == "any" and s.attribute not in SHARED_ATTRIBUTES)
+    ]
+    if d.anchored and not d.evidence and not d.exact:
+        states = _everything_of(conn, space, d)
     cuts = {}
     for found in lines:
         pieces = d.clause_cuts(found.text)
@@ -152,7 +187,50 @@ def resolve(conn: Connection, space: str, text: str, *, hidden: bool = False) ->
     return Scope(d, lines, cuts, states)
 
 
-def resolve_episodes(conn: Connection, space: str, text: str) -> list[int]:
+def _chosen(
+    conn: Connection,
+    space: str,
+    d: Description,
+    anchored: list[tuple[StoredLine, Line]],
+    cited: set[int],
+    meaning: Described | None,
+) -> list[StoredLine]:
+    """Of the lines holding the anchors, those the evidence says are meant.
+
+    No evidence (identifiers, codes, "everything about Farah"): all of them. Else
+    those holding every word and the kind; else those holding most of the words;
+    else, for words outside the kinds Orma knows ("Omar's sport"), the clear
+    winners by meaning (``forget/meaning.py``).
+    """
+    if not d.anchored or d.exact or not d.evidence:
+        return [stored for stored, _ in anchored]
+    exact = [s for s, line in anchored if d.holds(line, linked=s.id in cited)]
+    if exact or not d.values:
+        return exact
+    scored = [(d.evidence_in(line, linked=s.id in cited), s) for s, line in anchored]
+    best = max((score for score, _ in scored), default=(0, 0))
+    if best[0] > 0:
+        return [s for score, s in scored if score == best]
+    if meaning is None or not anchored or not d.names:
+        return []  # the user's lines are most of a space: meaning alone never picks one
+    return clear_winners(conn, space, d.text, [s for s, _ in anchored], meaning)
+
+
+def _merge(lines: list[StoredLine], quoted: list[StoredLine]) -> list[StoredLine]:
+    seen = {line.id: line for line in lines}
+    for line in quoted:
+        seen.setdefault(line.id, line)
+    return sorted(seen.values(), key=lambda line: line.id)
+
+
+def _everything_of(conn: Connection, space: str, d: Description) -> list[OpenState]:
+    """Every active state held by the described person: "everything about Farah"."""
+    return [s for h in _holders(d) for s in active_states_held(conn, space, h)]
+
+
+def resolve_episodes(
+    conn: Connection, space: str, text: str, meaning: Described | None = None
+) -> list[int]:
     """The episodes a purge of ``text`` erases: every one holding the lines it describes.
 
     An identifier is looked for in each episode's whole text, in every spelling
@@ -160,14 +238,14 @@ def resolve_episodes(conn: Connection, space: str, text: str) -> list[int]:
     address can't hide it.
     """
     d = describe(text)
-    if d.identifiers:
+    if d.exact:
         return [
             episode for episode, body in episode_texts(conn, space) if _holds_identifier(d, body)
         ]
-    scope = resolve(conn, space, text, hidden=True)
+    scope = resolve(conn, space, text, hidden=True, meaning=meaning)
     return sorted({line.episode_id for line in scope.lines})
 
 
 def _holds_identifier(d: Description, body: str) -> bool:
-    found = find_identifiers(body)
-    return any(same(a, b) for a in d.identifiers for b in found)
+    """Every identifier (or its leading part) and code of ``d`` is in ``body``."""
+    return d.anchors_in(Line(0, body, False))

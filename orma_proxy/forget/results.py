@@ -52,8 +52,9 @@ class Affected:
 class ForgetResult:
     """The outcome of ``supersede``, ``release``, ``unrelease`` or ``purge``.
 
-    ``preview`` holds the affected passages' text for the caller to read; it is
-    never written anywhere (a real purge returns none: that text is gone).
+    ``preview`` holds the affected passages' text for the caller to read, and
+    ``facts`` the states it closes or hides ("Meera · employer: Infosys"); they
+    are never written anywhere (a real purge returns none: that text is gone).
     """
 
     operation: Operation
@@ -65,6 +66,7 @@ class ForgetResult:
     release_id: int | None = None
     episode_id: int | None = None  # supersede: the episode holding the correction
     compacted: bool | None = None  # purge: VACUUM ran and the write-ahead log was emptied
+    facts: tuple[str, ...] = ()
 
     @property
     def count(self) -> int:
@@ -79,6 +81,7 @@ class ForgetResult:
             "count": self.count,
             "affected": self.affected.as_dict(),
             "preview": list(self.preview),
+            "facts": list(self.facts),
             "audit_id": self.audit_id,
             "release_id": self.release_id,
             "episode_id": self.episode_id,

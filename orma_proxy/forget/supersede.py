@@ -7,13 +7,14 @@ again; a line holding another kind of fact too is cut at its clauses first, so
 only the described clause goes), and the active states holding it are closed
 as ``corrected``. A state named by id, by its value, or as the described
 person's described kind of fact is replaced at once by a state of the same slot
-with the new text as its value, so the next recall already answers with it;
-the correction's episode records which person and kind it corrects, so a
-second correction of the same person and kind finds the first (drift), before
-sleep has made a state of it. When no state holds the old text, the user's lines
-saying it give the correction its subject: read with the old text corrected,
-"I moved to Bangalore" makes ``home_city: Mysore`` (``sleep.correct_lines``), not a
-bare "Mysore". ``orma facts --history`` keeps the old ones.
+holding the phrase of the new text that answers it (``forget/answer.py``), so
+the next recall already answers with it; the correction's episode records which
+person, kind and words it corrects, so the next correction of that slot finds it
+(drift, a chain of corrections), before sleep has made a state of it. When no
+state holds the old text, the user's lines saying it give the correction its
+subject: read with the old text corrected, "I moved to Bangalore" makes
+``home_city: Mysore`` (``sleep.correct_lines``), not a bare "Mysore".
+``orma facts --history`` keeps the old ones.
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ from __future__ import annotations
 import time
 
 from orma_proxy.config import OrmaConfig
-from orma_proxy.errors import InputError
 from orma_proxy.facts import (
     CORRECTED,
     SUPERSEDE_MARK,
@@ -31,9 +31,13 @@ from orma_proxy.facts import (
     close_state,
     insert_state,
     link_state,
+    state_by_id,
 )
+from orma_proxy.forget.answer import answer
 from orma_proxy.forget.audit import write_audit
-from orma_proxy.forget.match import correction, cut_lines
+from orma_proxy.forget.closest import nothing_matched
+from orma_proxy.forget.match import Correction, correction, cut_lines
+from orma_proxy.forget.meaning import Described
 from orma_proxy.forget.results import ForgetResult
 from orma_proxy.sleep import correct_lines
 from orma_proxy.store import (
@@ -48,23 +52,35 @@ from orma_proxy.text.segment import split_sentences
 
 
 async def supersede(
-    db: Database, old: str | int, new: str, space: str, config: OrmaConfig, *, dry_run: bool
+    db: Database,
+    old: str | int,
+    new: str,
+    space: str,
+    config: OrmaConfig,
+    *,
+    dry_run: bool,
+    meaning: Described | None = None,
 ) -> ForgetResult:
-    """Correct ``old`` (a text, or a state id) to ``new`` in ``space``; see the module docstring."""
+    """Correct ``old`` (a text, or a state id) to ``new`` in ``space``; see the module docstring.
+
+    ``meaning``: the embedding of ``old``, to find a person's line by meaning.
+    Nothing found raises ``NothingMatchedError`` (a dry run too).
+    """
+
+    def find(conn: Connection) -> Correction:
+        found = correction(conn, space, old, meaning)
+        if not found.sentences and not found.states:
+            raise nothing_matched(conn, space, str(old), meaning, "changed")
+        return found
 
     if dry_run:
-        found = await db.reader.execute_fn(lambda conn: correction(conn, space, old))
-        return ForgetResult("supersede", space, True, found.affected, found.preview)
+        seen = await db.reader.execute_fn(find)
+        return ForgetResult("supersede", space, True, seen.affected, seen.preview, facts=seen.facts)
     now = time.time()
     segments = split_sentences(new, config.max_sentence_chars)
 
     def job(raw: Connection) -> ForgetResult:
-        found = correction(raw, space, old)
-        if not found.sentences and not found.states:
-            raise InputError(
-                f"nothing in space {space!r} says {old!r}; nothing was changed "
-                "(`orma add` stores a new fact)"
-            )
+        found = find(raw)
         metadata: dict[str, object] = {"orma": SUPERSEDE_MARK}
         if found.corrects is not None:
             metadata["corrects"] = found.corrects.as_json()
@@ -84,7 +100,9 @@ async def supersede(
             slot = Slot(space, state.entity_id, state.attribute, state.condition)
             successor = subjects.get(slot)
             if target.replace:
-                successor = _replacement(raw, space, state, value, first_line, episode_id, now)
+                held = state_by_id(raw, space, state.id)
+                phrase = answer(value, held.entity if held else "", state.attribute)
+                successor = _replacement(raw, space, state, phrase, first_line, episode_id, now)
             close_state(raw, state.id, successor, now, CORRECTED)
         audit_id = write_audit(
             raw, space, "supersede", found.affected, now, extra={"corrected_by": [episode_id]}
@@ -97,6 +115,7 @@ async def supersede(
             found.preview,
             audit_id=audit_id,
             episode_id=episode_id,
+            facts=found.facts,
         )
 
     return await db.writer.execute_write_fn(job)

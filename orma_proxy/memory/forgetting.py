@@ -1,9 +1,10 @@
 """Forgetting on request: correct a fact, stop recalling a topic, erase for good, and the audit.
 
 ``AsyncMemory``'s side of ``orma_proxy.forget``: each method checks its
-arguments, settles what must be settled first (vectors before a bare topic
-is released by meaning, recall's log before a purge), runs the operation and wakes
-the indexer when it stored a line.
+arguments, settles what must be settled first (every line's vector and the
+description's own, so a person's lines can be ranked by meaning and the closest
+lines named when nothing matches; recall's log before a purge), runs the
+operation and wakes the indexer when it stored a line.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from orma_proxy.errors import InputError
-from orma_proxy.forget import AuditEntry, ForgetResult, describe
+from orma_proxy.forget import AuditEntry, Described, ForgetResult, describe
 from orma_proxy.forget.audit import read_audit
 from orma_proxy.forget.purge import purge
 from orma_proxy.forget.release import release, unrelease
@@ -35,7 +36,8 @@ class Forgetting(Lifecycle):
         if not isinstance(old, int) or isinstance(old, bool):
             old = check_text(old, "old").strip()
         new, space = check_text(new, "new"), check_space(space)
-        result = await supersede(db, old, new, space, self.config, dry_run=dry_run)
+        meaning = None if isinstance(old, int) else await self._described(old)
+        result = await supersede(db, old, new, space, self.config, dry_run=dry_run, meaning=meaning)
         self._index_new()
         return result
 
@@ -59,12 +61,9 @@ class Forgetting(Lifecycle):
         max_items = self.config.release_max_items if max_items is None else max_items
         if not -1.0 <= threshold <= 1.0 or max_items < 1:
             raise InputError("threshold must lie in [-1, 1] and max_items be at least 1")
-        vector = None
-        if describe(query).topic:  # only a bare topic is also judged by meaning
-            await self.flush()  # a sentence without its vector could not be
-            vector = await self.embed_query(query[: self.config.max_query_chars])
+        meaning = await self._described(query)
         return await release(
-            db, query, vector, space, threshold=threshold, max_items=max_items, dry_run=dry_run
+            db, query, meaning, space, threshold=threshold, max_items=max_items, dry_run=dry_run
         )
 
     async def unrelease(self, release_id: int, space: str = DEFAULT_SPACE) -> ForgetResult:
@@ -87,15 +86,26 @@ class Forgetting(Lifecycle):
         """
         db = self._opened()
         target: str | list[int]
+        meaning = None
         if isinstance(query_or_ids, str):
             target = check_text(query_or_ids, "query")
+            meaning = await self._described(target)
         else:
             target = list(query_or_ids)
             if not target or any(isinstance(i, bool) or not isinstance(i, int) for i in target):
                 raise InputError("purge takes a text or a non-empty list of episode ids")
         assert self._access is not None
         await self._access.flush()  # no queued access row may name a purged item afterwards
-        return await purge(db, target, check_space(space), self.config, dry_run=dry_run)
+        return await purge(
+            db, target, check_space(space), self.config, dry_run=dry_run, meaning=meaning
+        )
+
+    async def _described(self, text: str) -> Described:
+        """The description's vector and its names', once every stored line has its own."""
+        await self.flush()
+        vector = await self.embed_query(text[: self.config.max_query_chars])
+        names = " ".join(describe(text).names)
+        return Described(vector, await self.embed_query(names) if names else None)
 
     async def audit(self, space: str | None = None, limit: int | None = None) -> list[AuditEntry]:
         """Audited supersedes, releases, unreleases and purges, newest first."""

@@ -10,7 +10,13 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from orma_proxy.errors import AmbiguousDescriptionError, InputError, ProxyError, ReadOnlyError
+from orma_proxy.errors import (
+    AmbiguousDescriptionError,
+    InputError,
+    NothingMatchedError,
+    ProxyError,
+    ReadOnlyError,
+)
 
 log = logging.getLogger(__name__)
 
@@ -51,16 +57,22 @@ async def input_error(request: Request, exc: Exception) -> Response:
     return error_response(400, str(exc), "invalid_request_error", "invalid_request")
 
 
+def _with_candidates(exc: Exception, status: int, code: str) -> Response:
+    candidates = getattr(exc, "candidates", [])
+    error = {"message": str(exc), "type": "invalid_request_error", "code": code}
+    return JSONResponse({"error": {**error, "candidates": candidates}}, status_code=status)
+
+
 async def ambiguous_error(request: Request, exc: Exception) -> Response:
     """A forgetting request that could mean several things: 409, with what it could mean."""
     assert isinstance(exc, AmbiguousDescriptionError)
-    error = {
-        "message": str(exc),
-        "type": "invalid_request_error",
-        "code": "ambiguous_description",
-        "candidates": exc.candidates,
-    }
-    return JSONResponse({"error": error}, status_code=409)
+    return _with_candidates(exc, 409, "ambiguous_description")
+
+
+async def nothing_matched_error(request: Request, exc: Exception) -> Response:
+    """A forgetting request that matched nothing: 404, with the closest lines."""
+    assert isinstance(exc, NothingMatchedError)
+    return _with_candidates(exc, 404, "nothing_matched")
 
 
 async def read_only_error(request: Request, exc: Exception) -> Response:
@@ -84,6 +96,7 @@ async def http_error(request: Request, exc: Exception) -> Response:
 EXCEPTION_HANDLERS = {
     ProxyError: proxy_error,
     AmbiguousDescriptionError: ambiguous_error,
+    NothingMatchedError: nothing_matched_error,
     InputError: input_error,
     ReadOnlyError: read_only_error,
     httpx.HTTPError: upstream_error,

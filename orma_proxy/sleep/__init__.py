@@ -11,7 +11,7 @@ from orma_proxy.sleep.awake import draw_on_record
 from orma_proxy.sleep.batch import OWN_WORDS
 from orma_proxy.sleep.consolidate import Sleeper
 from orma_proxy.sleep.gate import UpstreamGate
-from orma_proxy.sleep.manual import correct_lines, forget_state, register_rule
+from orma_proxy.sleep.manual import correct_lines, forget_state, register_rule, stated_value
 from orma_proxy.sleep.report import Rejection, SleepReport
 from orma_proxy.sleep.retry import Clock, RealClock
 from orma_proxy.sleep.scheduler import SleepScheduler
@@ -29,4 +29,5 @@ __all__ = [
     "draw_on_record",
     "forget_state",
     "register_rule",
+    "stated_value",
 ]

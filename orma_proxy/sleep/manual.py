@@ -148,6 +148,17 @@ def correct_lines(
     return written
 
 
+def stated_value(text: str, attribute: str) -> str | None:
+    """The value sleep's rules read in ``text`` for ``attribute`` (of anyone), if they read one."""
+    line = Line(1, 0, 0, "note", text, 0.0)
+    found = extract_by_rules(Batch("", 0, (0,), (line,), ()))
+    wanted = normalise_attribute(attribute)
+    for state in found.states:
+        if not state.prohibited and normalise_attribute(state.attribute) == wanted:
+            return normalise_value(state.value)
+    return None
+
+
 def _line(conn: Connection, sentence_id: int) -> Line:
     """A stored sentence as the citable line a state is drawn from."""
     row = sentence_row(conn, sentence_id)

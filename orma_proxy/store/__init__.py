@@ -123,6 +123,7 @@ from orma_proxy.store.vectors import (
     newest_sentence_id,
     pending_between,
     pending_sentences,
+    recent_vectors,
     store_vectors,
 )
 from orma_proxy.store.writer import Writer, refusal
@@ -230,6 +231,7 @@ __all__ = [
     "pending_sentences",
     "read_rows",
     "recent_episodes",
+    "recent_vectors",
     "record_batch",
     "record_rejections",
     "refresh_floor",

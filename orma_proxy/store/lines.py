@@ -133,14 +133,26 @@ class StoredLine:
     corrects: object  # a correction's note: the subject it recorded (JSON), else None
 
 
-def space_lines(conn: Connection, space: str, *, hidden: bool) -> Iterator[StoredLine]:
+def space_lines(
+    conn: Connection, space: str, *, hidden: bool, holding: Sequence[str] = ()
+) -> Iterator[StoredLine]:
     """Every sentence of ``space`` in id order (with ``hidden``, superseded and released too).
 
     A forgetting request is judged on every line by rules in Python (names as
     whole words, stems, identifiers in any spelling), which no index answers;
     the rows stream, so a large space is read once without being held.
+    ``holding``: only lines whose text holds each of these (ASCII case aside),
+    and lines with a speaker or a correction's subject, which may stand for a
+    name they do not spell: a cheap first cut the rules then judge.
     """
     shown = "" if hidden else "AND s.superseded_by IS NULL AND s.released_by IS NULL "
+    cut = ""
+    if holding:
+        each = " AND ".join("instr(lower(s.text), ?) > 0" for _ in holding)
+        cut = (
+            f"AND (({each}) OR json_extract(e.metadata, '$.speaker') IS NOT NULL "
+            "OR json_extract(e.metadata, '$.corrects') IS NOT NULL) "
+        )
     rows = iter_named(
         conn,
         "SELECT s.id, s.episode_id, s.start, s.text, e.role, e.said_at, "
@@ -148,8 +160,8 @@ def space_lines(conn: Connection, space: str, *, hidden: bool) -> Iterator[Store
         "json_extract(e.metadata, '$.corrects') AS corrects, "
         "(s.superseded_by IS NOT NULL OR s.released_by IS NOT NULL) AS hidden "
         "FROM sentences s JOIN episodes e ON e.id = s.episode_id "
-        f"WHERE s.space = ? {shown}ORDER BY s.id",
-        (space,),
+        f"WHERE s.space = ? {shown}{cut}ORDER BY s.id",
+        (space, *(h.lower() for h in holding)),
     )
     for r in rows:
         corrects = json.loads(r["corrects"]) if r["corrects"] else None

@@ -148,6 +148,17 @@ def float_vectors(conn: Connection, ids: Iterable[int]) -> dict[int, Vectors]:
     return {int(r[0]): np.frombuffer(r[1], dtype=np.float32) for r in rows}
 
 
+def recent_vectors(conn: Connection, space: str, limit: int) -> dict[int, Vectors]:
+    """The float vectors of the ``limit`` newest shown sentences of ``space`` (a fixed sample)."""
+    rows = conn.execute(
+        "SELECT v.sentence_id, v.embedding FROM sentence_vectors v "
+        "JOIN sentences s ON s.id = v.sentence_id WHERE s.space = ? "
+        "AND s.superseded_by IS NULL AND s.released_by IS NULL ORDER BY s.id DESC LIMIT ?",
+        (space, limit),
+    ).fetchall()
+    return {int(r[0]): np.frombuffer(r[1], dtype=np.float32) for r in rows}
+
+
 # Hits under the space's noise floor are dropped if ``:use_floor``.
 _ABOVE_FLOOR = (
     "(NOT :use_floor OR score >= "

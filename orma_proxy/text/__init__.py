@@ -14,6 +14,7 @@ and what a line says that the facts drawn from it do not (``unsaid``).
 """
 
 from orma_proxy.text.attributes import (
+    SHARED_ATTRIBUTES,
     STATE_ATTRIBUTES,
     evidence_of,
     group_stems,
@@ -34,7 +35,7 @@ from orma_proxy.text.dates import (
 from orma_proxy.text.files import TEXT_SUFFIXES, FilePiece, check_text_file, read_pieces
 from orma_proxy.text.fragments import lead_in, unresolved
 from orma_proxy.text.grams import SQL_FUNCTION, cjk_grams, has_cjk, query_grams
-from orma_proxy.text.identifiers import Identifier, find_identifiers, same
+from orma_proxy.text.identifiers import PREFIX_CHARS, Identifier, find_identifiers, same, starts
 from orma_proxy.text.moods import Mood, felt, mood, sought, standing, unasserted
 from orma_proxy.text.names import NOT_NAMES, clean_name, names_in
 from orma_proxy.text.passing import passing
@@ -47,6 +48,8 @@ from orma_proxy.text.unsaid import unsaid
 __all__ = [
     "DATES_SQL_FUNCTION",
     "NOT_NAMES",
+    "PREFIX_CHARS",
+    "SHARED_ATTRIBUTES",
     "SQL_FUNCTION",
     "STATE_ATTRIBUTES",
     "STOPWORDS",
@@ -85,6 +88,7 @@ __all__ = [
     "split_said",
     "split_sentences",
     "standing",
+    "starts",
     "state_attributes",
     "stem",
     "stems",

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from functools import cache
+from functools import cache, lru_cache
 
 __all__ = [
     "EVIDENCE",
     "GROUPS",
+    "SHARED_ATTRIBUTES",
     "STATE_ATTRIBUTES",
     "evidence_of",
     "group_stems",
@@ -94,11 +95,21 @@ STATE_ATTRIBUTES: dict[str, tuple[str, ...]] = {
 }
 
 
+# Attributes several kinds share ("likes": food, drink, hobbies): none of them alone shows a line
+# to be about one kind.
+SHARED_ATTRIBUTES = frozenset(
+    a
+    for a in {a for names in STATE_ATTRIBUTES.values() for a in names}
+    if sum(a in names for names in STATE_ATTRIBUTES.values()) > 1
+)
+
+
 def state_attributes(group: str) -> tuple[str, ...]:
     """The state attributes a kind of fact covers; a kind sleep never names is its own."""
     return STATE_ATTRIBUTES.get(group, (group,))
 
 
+@lru_cache(maxsize=1 << 16)
 def stem(word: str) -> str:
     """A crude English stem that both sides share: lives, lived, living -> liv."""
     w = word.lower().strip("'-")
@@ -156,6 +167,7 @@ def kinds_shown(words: Iterable[str]) -> frozenset[str]:
     return frozenset(kind for word in words for kind in evidence_of(word))
 
 
+@cache
 def group_stems(groups: frozenset[str]) -> frozenset[str]:
     """Every stem that shows a line to be about one of ``groups``."""
     return frozenset(s for s, kinds in _evidence_by_stem().items() if kinds & groups)

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["Identifier", "find_identifiers", "same"]
+__all__ = ["PREFIX_CHARS", "Identifier", "find_identifiers", "same", "starts"]
 
 Kind = Literal["email", "number", "key", "url"]
 
@@ -30,6 +30,7 @@ _KEY = re.compile(
     r"|\b(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Za-z])[A-Za-z0-9_-]{24,}\b"
 )
 MIN_DIGITS = 7  # fewer digits are a year, a price or a house number, not an identifier
+PREFIX_CHARS = 8  # a key's or card's leading part this long names the whole of it
 _COUNTRY_CODE = 3  # digits a number may carry in front (+91, 0, 001) and still be the same
 
 
@@ -88,3 +89,10 @@ def same(a: Identifier, b: Identifier) -> bool:
     # A trunk 0 ("0825...") is dropped where a country code stands ("+27 825...").
     short, long = sorted((a.canonical.lstrip("0"), b.canonical.lstrip("0")), key=len)
     return long.endswith(short) and len(long) - len(short) <= _COUNTRY_CODE
+
+
+def starts(part: Identifier, whole: Identifier) -> bool:
+    """``part`` is the leading part of a key or a long number ``whole`` ("sk-live-9f3k2...")."""
+    if part.kind != whole.kind or part.kind not in ("key", "number"):
+        return False
+    return len(part.canonical) >= PREFIX_CHARS and whole.canonical.startswith(part.canonical)

@@ -55,6 +55,7 @@ def test_supersede_release_unrelease_and_audit(orma: Orma, stored: Path) -> None
     db = stored
     assert _ok(orma, "supersede", "Pune", "Bangalore", "--dry-run", "--db", db) == (
         "Would correct 1 passage, 1 state in space 'default':\n  - I live in Pune.\n"
+        "  - fact user · home city: Pune\n"
     )
     done = _ok(orma, "supersede", "Pune", "Bangalore", "--db", db)
     assert done.startswith("Corrected 1 passage, 1 state in space 'default'; the correction is")
@@ -108,16 +109,25 @@ def test_purge_asks_first_unless_yes(
     assert both.exit_code == 2 and "either QUERY or --episode" in both.stderr
 
 
-def test_purge_with_nothing_matched_says_what_was_done(orma: Orma, stored: Path) -> None:
-    """A real purge that erased nothing says so (it was no dry run: it binds turns in flight)."""
-    done = json.loads(_ok(orma, "purge", "no such words", "--yes", "--json", "--db", stored))
-    assert (done["dry_run"], done["count"], done["audit_id"]) == (False, 0, None)
-    said = _ok(orma, "purge", "no such words", "--yes", "--db", stored)
-    assert said == "Nothing in space 'default' matches; nothing was erased.\n"
-    assert scalar(stored, "SELECT count(*) FROM purge_tombstones") == 2
-    dry = json.loads(_ok(orma, "purge", "no such words", "--dry-run", "--json", "--db", stored))
-    assert (dry["dry_run"], dry["count"]) == (True, 0)
-    assert scalar(stored, "SELECT count(*) FROM purge_tombstones") == 2
+def test_nothing_matched_is_an_error_on_one_line_naming_the_closest(
+    orma: Orma, stored: Path
+) -> None:
+    """A purge, release or supersede that matches nothing exits 2 and says so; a real purge
+    still leaves its tombstone (it binds turns in flight)."""
+    before = _ok(orma, "export", "--db", stored)
+    for args in (
+        ("purge", "no such words", "--yes"),
+        ("purge", "no such words", "--dry-run", "--json"),
+        ("release", "my passport scan", "--dry-run"),
+        ("release", "my passport scan"),
+        ("supersede", "my passport scan", "x"),
+    ):
+        result = orma(*args, "--db", stored)
+        assert result.exit_code == 2, (args, result.stdout)
+        assert result.stderr.count("\n") == 1 and "nothing was" in result.stderr, result.stderr
+        assert "closest lines:" in result.stderr and "My locker code is 4417zeta." in result.stderr
+    assert _ok(orma, "export", "--db", stored) == before
+    assert scalar(stored, "SELECT count(*) FROM purge_tombstones") == 1
 
 
 def test_export_import_rebuild_backup(orma: Orma, stored: Path, tmp_path: Path) -> None:
@@ -165,3 +175,12 @@ def test_all_acts_on_each_person_a_first_name_stood_for(orma: Orma, db: Path) ->
     assert "sings" in shown  # her other line is not where she lives
     _ok(orma, "purge", "Zara's singing", "--all", "--yes", "--db", db)
     assert "sings" not in _ok(orma, "search", "Zara", "--db", db)
+
+
+def test_supersede_all_corrects_each_person_a_first_name_stood_for(orma: Orma, db: Path) -> None:
+    for note in ("Zara Quint lives in Hove.", "Zara Marsh lives in Ely."):
+        _ok(orma, "add", note, "--db", db)
+    said = _ok(orma, "supersede", "Zara's city", "Zara moved to Rye.", "--all", "--db", db)
+    assert said.count("Corrected 1 passage") == 2
+    shown = _ok(orma, "search", "Where does Zara live?", "--db", db)
+    assert "Hove" not in shown and "Ely" not in shown and "Rye" in shown

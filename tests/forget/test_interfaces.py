@@ -46,7 +46,11 @@ def test_the_proxy_forgets_for_the_key_s_own_space_only(proxy: str, config: Orma
     assert (dry.json()["space"], dry.json()["preview"]) == ("alice", [SECRET])
     done = _post(proxy, purge).json()
     assert (done["count"], done["compacted"], done["dry_run"]) == (2, True, False)
-    assert _post(proxy, {**purge, "dry_run": True}).json()["count"] == 0
+    for dry_run in (True, False):  # nothing left to match: a 404 naming the closest lines
+        missed = _post(proxy, {**purge, "dry_run": dry_run})
+        assert missed.status_code == 404, missed.text
+        assert missed.json()["error"]["code"] == "nothing_matched"
+        assert missed.json()["error"]["candidates"] == ["My dentist is Dr. Rao in Kothrud."]
     bobs = _post(proxy, {**purge, "space": "bob", "dry_run": True}, key="key-admin").json()
     assert bobs["preview"] == [SECRET]  # another space keeps its own
 
@@ -55,13 +59,14 @@ def test_the_proxy_forgets_for_the_key_s_own_space_only(proxy: str, config: Orma
     released = _post(proxy, {"operation": "release", "query": "dentist"}).json()
     back = _post(proxy, {"operation": "unrelease", "release_id": released["release_id"]})
     assert back.json()["affected"] == released["affected"]
-    for bad, message in (
-        ({"operation": "vanish"}, "bad /_orma/forget request"),
-        ({"operation": "release"}, "release needs 'query'"),
-        ({"operation": "supersede", "old": "Mumbai", "new": "x"}, "nothing in space 'alice'"),
+    for bad, status, message in (
+        ({"operation": "vanish"}, 400, "bad /_orma/forget request"),
+        ({"operation": "release"}, 400, "release needs 'query'"),
+        ({"operation": "supersede", "old": "Mumbai", "new": "x"}, 404, "nothing in space 'alice'"),
+        ({"operation": "release", "query": "my gym"}, 404, "nothing was released"),
     ):
         answer = _post(proxy, bad)
-        assert answer.status_code == 400 and message in answer.json()["error"]["message"]
+        assert answer.status_code == status and message in answer.json()["error"]["message"]
 
 
 async def test_the_mcp_tools_release_and_purge(config: OrmaConfig, embedder: OnnxEmbedder) -> None:
@@ -81,6 +86,11 @@ async def test_the_mcp_tools_release_and_purge(config: OrmaConfig, embedder: Onn
         assert "staging" not in text and "80417" not in text
         empty = await client.call_tool("orma_purge", {"query": " "})
         assert empty.is_error
+        for tool in ("orma_purge", "orma_release"):  # nothing matched is an error, never a success
+            for dry_run in (True, False):
+                missed = await client.call_tool(tool, {"query": "alarm code", "dry_run": dry_run})
+                text = "".join(getattr(c, "text", "") for c in missed.content)
+                assert missed.is_error and "nothing was" in text, text
 
 
 AMBIGUOUS = ("Theo Varga works at Ossory.", "Theo Lund works at Brack.")

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from orma_proxy import AsyncMemory
-from orma_proxy.errors import InputError, LeaseHeldError
+from orma_proxy.errors import InputError, LeaseHeldError, NothingMatchedError
 from orma_proxy.forget import ForgetResult
 from orma_proxy.sleep import lease
 from orma_proxy.store import Writer
@@ -140,7 +140,8 @@ async def test_a_dry_run_names_the_episodes_and_changes_nothing(amem: AsyncMemor
     assert await exported(amem) == before
     by_id = await amem.purge([leak])
     assert by_id.affected == dry.affected
-    assert (await amem.purge(SECRET)).count == 0  # already gone: nothing to do, nothing audited
+    with pytest.raises(NothingMatchedError, match="nothing was erased"):
+        await amem.purge(SECRET)  # already gone: said so, nothing audited
     assert [e.operation for e in await amem.audit()] == ["purge"]
     with pytest.raises(InputError, match=r"no episode #999 in space 'default'"):
         await amem.purge([ids["I live in Pune."], 999])

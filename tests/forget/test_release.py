@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from orma_proxy import AsyncMemory
-from orma_proxy.errors import InputError
+from orma_proxy.errors import InputError, NothingMatchedError
 from tests.helpers.life import CAT, JOB, exported, remember, shown
 
 pytestmark = pytest.mark.both_backends
@@ -69,8 +69,12 @@ async def test_a_released_fact_can_still_be_forgotten(amem: AsyncMemory) -> None
 async def test_a_release_matching_nothing_writes_nothing(amem: AsyncMemory) -> None:
     await remember(amem)
     before = await exported(amem)
-    result = await amem.release("quantum chromodynamics lecture notes", threshold=0.9)
-    assert (result.count, result.release_id, result.audit_id) == (0, None, None)
+    for dry_run in (True, False):
+        with pytest.raises(NothingMatchedError, match="nothing was released") as caught:
+            await amem.release(
+                "quantum chromodynamics lecture notes", threshold=0.9, dry_run=dry_run
+            )
+        assert caught.value.candidates  # the closest lines, to say it again
     assert await exported(amem) == before
 
 

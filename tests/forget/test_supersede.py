@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from orma_proxy import AsyncMemory
-from orma_proxy.errors import InputError
+from orma_proxy.errors import InputError, NothingMatchedError
 from tests.helpers.life import DENTIST, PUNE, exported, remember, shown
 
 pytestmark = pytest.mark.both_backends
@@ -94,7 +94,7 @@ async def test_what_matches_nothing_is_refused_and_changes_nothing(amem: AsyncMe
     await amem.sleep("bob")
     (bobs,) = await amem.facts("bob")
     before = await exported(amem)
-    with pytest.raises(InputError, match="nothing in space 'default' says 'Mumbai'"):
+    with pytest.raises(NothingMatchedError, match="nothing in space 'default' matches 'Mumbai'"):
         await amem.supersede("Mumbai", "Bangalore")
     with pytest.raises(InputError, match=f"no state #{bobs.id} in space 'default'"):
         await amem.supersede(bobs.id, "Dr. Shah")

@@ -1,0 +1,46 @@
+"""What to say when a forgetting request matched nothing: the closest lines, and an error.
+
+A person who asked to forget a secret must never be told it went while it
+stays. Nothing matched is ``NothingMatchedError`` on every surface (the CLI's
+exit 2, the proxy's 404, an MCP error), naming the shown lines nearest the
+description by meaning and by words, so the request can be said again exactly.
+"""
+
+from __future__ import annotations
+
+from orma_proxy.errors import NothingMatchedError
+from orma_proxy.forget.meaning import Described
+from orma_proxy.store import Connection, keyword_passages, nearest_passages
+
+__all__ = ["nothing_matched"]
+
+_EACH = 3  # lines by meaning, then as many by words
+# The exact k-NN over the float copies: a handful of hits, no index tuning to carry.
+_OVERSAMPLE = 16
+_EXACT_UNDER = 100_000
+_EF_SEARCH = 64
+
+
+def closest(conn: Connection, space: str, text: str, meaning: Described | None) -> list[str]:
+    """Up to 2 x 3 shown lines of ``space``: nearest ``text`` in meaning, then in words."""
+    found: dict[str, None] = {}
+    if meaning is not None:
+        near = nearest_passages(
+            conn, meaning.vector, space, k=_EACH, oversample=_OVERSAMPLE, use_floor=False,
+            in_memory=False, exact_under=_EXACT_UNDER, ef_search=_EF_SEARCH,
+        )  # fmt: skip
+        found.update((row.text, None) for row in near)
+    worded = [row.text for row in keyword_passages(conn, text, space, _EACH * 2)]
+    found.update((t, None) for t in worded if t not in found and len(found) < _EACH * 2)
+    return list(found)
+
+
+def nothing_matched(
+    conn: Connection, space: str, text: str, meaning: Described | None, what: str
+) -> NothingMatchedError:
+    """The error for ``text`` matching nothing in ``space`` (``what``: nothing was <what>)."""
+    near = closest(conn, space, text, meaning)
+    tail = "; closest lines: " + " | ".join(near) if near else "; the space holds no line near it"
+    return NothingMatchedError(
+        f"nothing in space {space!r} matches {text!r}; nothing was {what}{tail}", near
+    )

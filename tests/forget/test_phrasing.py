@@ -1,0 +1,212 @@
+"""Issue 28: forgetting as other people phrase it, and never "done" when nothing was done.
+
+Each test is one of the issue's numbered kinds of failure, with its examples:
+anchors a line must hold and evidence that only ranks, "everything about"
+someone, a key's leading part, kinds no word list has (by meaning), correction
+chains and the scope slips a new user found.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from orma_proxy import AsyncMemory
+from orma_proxy.errors import AmbiguousDescriptionError, NothingMatchedError
+from tests.helpers.life import exported, shown
+
+pytestmark = pytest.mark.both_backends
+
+OTHERS = (
+    "Lorenzo grows chillies on his balcony.",
+    "The offsite is booked for the second week of March.",
+    "Wanjiru reads a thriller every night.",
+    "The car needs new wiper blades.",
+    "Haruki teaches pottery on Saturdays.",
+)
+
+
+async def _store(mem: AsyncMemory, *notes: str) -> None:
+    for note in (*OTHERS[:2], *notes, *OTHERS[2:]):
+        await mem.add(note)
+    await mem.flush()
+
+
+async def _shown(mem: AsyncMemory, query: str) -> str:
+    return "\n".join(await shown(mem, query)).lower()
+
+
+# --- 1. nothing matched is an error, naming the closest lines ------------------------------
+
+
+@pytest.mark.parametrize("op", ["release", "purge", "supersede"])
+async def test_nothing_matched_is_an_error_with_the_closest_lines(
+    amem: AsyncMemory, op: str
+) -> None:
+    await _store(amem, "My locker code is 4417zeta.", "Priya loves sushi.")
+    before = await exported(amem)
+    for dry_run in (True, False):
+        with pytest.raises(NothingMatchedError) as caught:
+            if op == "supersede":
+                await amem.supersede("the passport scan I uploaded", "x", dry_run=dry_run)
+            elif op == "release":
+                await amem.release("the passport scan I uploaded", dry_run=dry_run)
+            else:
+                await amem.purge("the passport scan I uploaded", dry_run=dry_run)
+        assert "nothing was" in str(caught.value)
+        assert "My locker code is 4417zeta." in caught.value.candidates
+    assert await exported(amem) == before
+    assert await amem.audit() == []
+    assert "4417zeta" in await _shown(amem, "locker code")
+
+
+# --- 2. anchors must be there; the other words rank -------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("op", "about", "line", "new"),
+    [
+        (
+            "purge",
+            "the cabin wifi password hunter2-blue we set up",
+            "Cabin wifi: hunter2-blue.",
+            "",
+        ),
+        ("release", "Priya sushi food preferences", "Priya loves sushi.", ""),
+        (
+            "release",
+            "that novel The Overstory I was reading",
+            "Finished reading The Overstory last week.",
+            "",
+        ),
+        (
+            "supersede",
+            "Arjun editor preference",
+            "Arjun codes in Vim every day.",
+            "Arjun uses Helix now.",
+        ),
+    ],
+)
+async def test_extra_words_rank_the_anchor_s_lines_they_are_not_a_checklist(
+    amem: AsyncMemory, op: str, about: str, line: str, new: str
+) -> None:
+    kept = ("Priya works at Lark Freight.", "Arjun lives in Pune.", "Arjun's sister is Maya.")
+    await _store(amem, line, *kept)
+    if op == "supersede":
+        result = await amem.supersede(about, new)
+    elif op == "release":
+        result = await amem.release(about)
+    else:
+        result = await amem.purge(about)
+    assert result.count
+    text = await _shown(amem, line)
+    assert line.lower() not in text
+    for other in kept:
+        assert other.lower() in await _shown(amem, other)
+
+
+# --- 3. everything about someone ------------------------------------------------------------
+
+FARAH = ("Farah works at Kestrel Bank.", "Farah lives in Leeds.", "Farah hates cilantro.")
+
+
+@pytest.mark.parametrize(
+    "about",
+    [
+        "what you know of Farah",
+        "Farah personal info",
+        "Farah profile",
+        "everything about Farah",
+        "anything on Farah",
+    ],
+)
+async def test_everything_about_someone_reaches_all_their_lines_and_no_one_else_s(
+    amem: AsyncMemory, about: str
+) -> None:
+    await _store(amem, *FARAH, "Farid works at Kestrel Bank too.")
+    await amem.sleep()
+    result = await amem.release(about)
+    assert sorted(result.preview) == sorted(FARAH)
+    text = await _shown(amem, "Who works at Kestrel Bank, and where does Farah live?")
+    assert "farah" not in text and "farid works at kestrel bank" in text
+
+
+# --- 4. a key's leading part ---------------------------------------------------------------
+
+
+async def test_a_leading_part_of_a_key_reaches_the_key(amem: AsyncMemory) -> None:
+    await _store(amem, "Stripe key: sk-live-9f3k2xq81-prod", "The sk-live sandbox is free.")
+    dry = await amem.purge("the key sk-live-9f3k2", dry_run=True)
+    assert dry.preview == ("Stripe key: sk-live-9f3k2xq81-prod",)
+    await amem.purge("the key sk-live-9f3k2")
+    assert "9f3k2" not in await _shown(amem, "Stripe key")
+    with pytest.raises(NothingMatchedError):
+        await amem.purge("the key sk-liv")  # too short a part to name a key: nothing else goes
+
+
+# --- 5. kinds outside the word list: by meaning, clear winners only ------------------------
+
+
+async def test_a_kind_no_word_list_has_is_found_by_meaning(amem: AsyncMemory) -> None:
+    omar = ("Omar plays squash twice a week.", "Omar lives in Leeds.", "Omar's sister is Dana.")
+    await _store(amem, *omar)
+    result = await amem.supersede("Omar's sport", "Omar switched to badminton.")
+    assert result.preview == (omar[0],)
+    text = await _shown(amem, "What does Omar play, where does he live?")
+    assert "squash" not in text and "badminton" in text and "leeds" in text
+
+
+async def test_close_candidates_by_meaning_are_asked_about(amem: AsyncMemory) -> None:
+    await _store(amem, "Omar drinks oolong in the morning.", "Omar drinks rooibos at night.")
+    with pytest.raises(AmbiguousDescriptionError) as caught:
+        await amem.supersede("Omar's beverage routine", "Omar quit tea.")
+    assert len(caught.value.candidates) >= 2
+    assert "oolong" in await _shown(amem, "What does Omar drink?")
+
+
+# --- 6. correction chains ------------------------------------------------------------------
+
+
+async def test_five_corrections_in_a_row_leave_only_the_last(amem: AsyncMemory) -> None:
+    await _store(amem, "Tanvi's favourite colour is teal.", "Tanvi lives in Kochi.")
+    colours = ("amber", "violet", "crimson", "ochre", "indigo")
+    for colour in colours:
+        await amem.supersede("Tanvi's favourite colour", f"Tanvi switched to {colour}.")
+    text = await _shown(amem, "What is Tanvi's favourite colour?")
+    assert "indigo" in text and "kochi" in await _shown(amem, "Where does Tanvi live?")
+    for gone in ("teal", *colours[:-1]):
+        assert gone not in text, gone
+
+
+# --- 7. scope slips ------------------------------------------------------------------------
+
+
+async def test_meera_s_employer_leaves_the_user_s_sister_and_names_what_it_closes(
+    amem: AsyncMemory,
+) -> None:
+    await _store(amem, "My sister Meera works at Infosys.")
+    await amem.sleep()
+    dry = await amem.supersede("Meera's employer", "Meera is at Zoho as of 2025.", dry_run=True)
+    assert dry.facts and all(fact.startswith("Meera") for fact in dry.facts), dry.facts
+    assert len(dry.facts) == len(dry.affected.states)
+    await amem.supersede("Meera's employer", "Meera is at Zoho as of 2025.")
+    facts = {(s.entity, s.attribute): s.value for s in await amem.facts()}
+    assert facts.get(("user", "sister")) == "Meera"
+    assert facts.get(("Meera", "employer")) == "Zoho"
+
+
+async def test_my_diet_is_not_what_i_prefer_to_code_in(amem: AsyncMemory) -> None:
+    await _store(amem, "I prefer Python over Go for scripting.", "I am vegetarian.")
+    await amem.sleep()
+    dry = await amem.release("my diet", dry_run=True)
+    assert dry.preview == ("I am vegetarian.",)
+    assert not any("Python" in fact for fact in dry.facts)
+
+
+async def test_a_correction_s_value_is_the_phrase_that_answers_the_slot(
+    amem: AsyncMemory,
+) -> None:
+    await _store(amem, "I live in Koramangala.")
+    await amem.sleep()
+    await amem.supersede("my home city", "I live in Whitefield, Bangalore now.")
+    values = {s.attribute: s.value for s in await amem.facts() if s.entity == "user"}
+    assert values.get("home_city") == "Whitefield, Bangalore"
