@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from orma_proxy.cli.shared_options import DbOption, configured, say, state
+from orma_proxy.cli.shared_options import DbOption, configured, say, serving_logs, state
 from orma_proxy.config import OrmaConfig
 from orma_proxy.errors import ConfigError
 
@@ -163,6 +163,7 @@ def serve(
 
     from orma_proxy.server import create_app
 
+    serving_logs()
     app_ = create_app(
         config,
         embedder=state(ctx).embedder,

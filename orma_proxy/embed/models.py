@@ -118,7 +118,8 @@ def _open(
         session = open_session(onnx_path, config.embed_threads)
     else:
         graph.keep()
-    log.debug("embedding model: %s (from %s)", spec.model_id, ", ".join([source, *details]))
+    shown = ", ".join([source, *details])
+    log.debug("embedding model: %s (%d dims, from %s)", spec.model_id, spec.dim, shown)
     return session, batch_size
 
 
