@@ -181,6 +181,10 @@ class Memory:
         """Wait until every stored sentence has its vector."""
         self._runner.run(self._async.flush())
 
+    def warm_up(self) -> None:
+        """Load the embedding model now (it loads on first use) and run the query path once."""
+        self._runner.run(self._async.warm_up())
+
     def sleep(
         self, space: str | None = None, model: str | None = None, redo: bool = False
     ) -> SleepReport:
