@@ -65,12 +65,13 @@ app.add_typer(viz_cmds.app)
 
 
 def _setup_logging(ctx: typer.Context, verbose: bool) -> None:
-    """Orma's log lines go to stderr; INFO by default (which model is in use), DEBUG with -v."""
+    """Orma's log lines go to stderr: warnings only (nothing routine: a command's result is on
+    stdout), DEBUG with -v; a server logs what it does at INFO (``serving_logs``)."""
     logger = logging.getLogger("orma_proxy")
     handler = RichHandler(console=state(ctx).err, show_time=False, show_path=False)
     logger.addHandler(handler)
     previous = logger.level
-    logger.setLevel(logging.DEBUG if verbose else logging.INFO)
+    logger.setLevel(logging.DEBUG if verbose else logging.WARNING)
 
     def restore() -> None:  # in-process callers (tests) run many invocations
         logger.removeHandler(handler)

@@ -8,7 +8,14 @@ from typing import Annotated
 import typer
 
 from orma_proxy.cli.serve_cmds import ModelOption, UpstreamOption
-from orma_proxy.cli.shared_options import DbOption, SpaceOption, configured, say, state
+from orma_proxy.cli.shared_options import (
+    DbOption,
+    SpaceOption,
+    configured,
+    say,
+    serving_logs,
+    state,
+)
 from orma_proxy.config import is_db_url
 from orma_proxy.inputs import DEFAULT_SPACE
 from orma_proxy.mcp import CLIENTS, serve_stdio, snippet
@@ -64,4 +71,5 @@ def mcp(
         say(cli.err, found.where)
         return
     config = configured(db, upstream=upstream, model=model)
+    serving_logs()
     serve_stdio(config, space=space, embedder=cli.embedder)

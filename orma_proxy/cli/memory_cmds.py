@@ -201,6 +201,7 @@ def _embed_own(cli: CliState, memory: Memory, run: _Adding) -> None:
     """
     ids = [episode_id for entry in run.added for episode_id in entry["episode_ids"]]
     total = sum(int(entry["sentences"]) for entry in run.added)
+    memory.warm_up()  # the model loads on first use: not on the bar's clock
     meter = Meter(cli.err, "Embedding", total)
     work = start(
         lambda: memory.embed_episodes(ids, on_embedded=lambda n: meter.advance(n, sentences=n))

@@ -158,6 +158,7 @@ def embed_pending(console: Console, memory: Memory, description: str, total: int
     def pending() -> int:
         return memory.stats().pending_vectors
 
+    memory.warm_up()  # the model loads on first use: not on the bar's clock
     counting_down(
         console, memory.flush, description, pending, pending() if total is None else total
     )

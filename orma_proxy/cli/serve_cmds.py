@@ -8,24 +8,18 @@ import threading
 import time
 import webbrowser
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-import uvicorn
-from uvicorn.config import LOGGING_CONFIG
 
-from orma_proxy.cli.shared_options import DbOption, configured, say, state
+from orma_proxy.cli.shared_options import DbOption, configured, say, serving_logs, state
 from orma_proxy.config import OrmaConfig
 from orma_proxy.errors import ConfigError
-from orma_proxy.server import create_app
-from orma_proxy.server.auth import load_keys_file, parse_keys
+
+if TYPE_CHECKING:  # the server (uvicorn, Starlette) loads only when a command serves
+    import uvicorn
 
 app = typer.Typer()
-
-# uvicorn's, with its access log moved from stdout to stderr: stdout carries only
-# what a script may read (the address `orma up` and `orma viz` print).
-_LOGS_ON_STDERR = copy.deepcopy(LOGGING_CONFIG)
-_LOGS_ON_STDERR["handlers"]["access"]["stream"] = "ext://sys.stderr"
 
 # How long `orma up` waits for the server before giving up on opening the browser.
 BROWSER_WAIT_SECONDS = 30.0
@@ -118,6 +112,8 @@ def proxy_config(
     Only the options given override the environment and ``config.toml``;
     ``upstream`` None keeps the configured one (``orma viz`` asks no LLM anything).
     """
+    from orma_proxy.server.auth import load_keys_file, parse_keys
+
     keys = parse_keys(api_keys or "")
     if api_keys_file is not None:
         keys.update(load_keys_file(api_keys_file))
@@ -163,6 +159,11 @@ def serve(
     viz_at_root: bool = False,
 ) -> None:
     """Run the app until Ctrl-C; open ``open_url`` in the browser once it listens."""
+    import uvicorn
+
+    from orma_proxy.server import create_app
+
+    serving_logs()
     app_ = create_app(
         config,
         embedder=state(ctx).embedder,
@@ -179,12 +180,22 @@ def serve(
             ws="none",
             server_header=False,
             timeout_graceful_shutdown=5,
-            log_config=_LOGS_ON_STDERR,
+            log_config=_logs_on_stderr(),
         )
     )
     if open_url is not None:
         threading.Thread(target=_open_when_up, args=(server, open_url), daemon=True).start()
     server.run()
+
+
+def _logs_on_stderr() -> dict[str, Any]:
+    """uvicorn's, with its access log moved from stdout to stderr: stdout carries only
+    what a script may read (the address `orma up` and `orma viz` print)."""
+    from uvicorn.config import LOGGING_CONFIG
+
+    logs = copy.deepcopy(LOGGING_CONFIG)
+    logs["handlers"]["access"]["stream"] = "ext://sys.stderr"
+    return logs
 
 
 def _open_when_up(server: uvicorn.Server, url: str) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -32,6 +33,13 @@ class CliState:
     out: Console = field(default_factory=Console)
     err: Console = field(default_factory=lambda: Console(stderr=True))
     embedder: Embedder | None = None
+
+
+def serving_logs() -> None:
+    """A server logs what it does (its address, its upstream, sleep's runs) at INFO."""
+    logger = logging.getLogger("orma_proxy")
+    if logger.level > logging.INFO:
+        logger.setLevel(logging.INFO)  # ``_setup_logging`` puts the level back on close
 
 
 def state(ctx: typer.Context) -> CliState:

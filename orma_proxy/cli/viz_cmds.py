@@ -27,7 +27,6 @@ from orma_proxy.cli.serve_cmds import (
 )
 from orma_proxy.cli.shared_options import DbOption, say, state
 from orma_proxy.errors import StoreError
-from orma_proxy.server.viz import PAGE_PATH
 
 app = typer.Typer()
 
@@ -42,6 +41,8 @@ def can_show_browser(environ: Mapping[str, str], platform: str) -> bool:
 
 
 def page_url(base: str, space: str | None) -> str:
+    from orma_proxy.server.viz import PAGE_PATH  # the server loads only when a command serves
+
     return f"{base}{PAGE_PATH}" + ("" if space is None else f"?space={quote(space, safe='')}")
 
 

@@ -1,7 +1,7 @@
 """In-memory rewrites of an embedding model's ONNX graph, so it runs faster as it is.
 
-Both keep the model's meaning and write no file (nothing goes stale, a read-only
-home still works); each is checked against the unrewritten graph in the tests.
+Both keep the model's meaning; each is checked against the unrewritten graph in
+the tests. The result is cached on disk by ``cache.py``.
 
 - ``integer_matmuls``: the pip-installed MiniLM stores each weight matrix as
   int8 with a per-column scale, but its graph turns them back into float

@@ -17,11 +17,15 @@ import threading
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from orma_proxy.config import OrmaConfig
-from orma_proxy.embed.graph import fuse_attention, fuse_gelu, integer_matmuls, read_model
-from orma_proxy.embed.onnx import OnnxEmbedder, Pooling
+from orma_proxy.embed.cache import Rewritten, rewritten_graph
+from orma_proxy.embed.onnx import OnnxEmbedder, Pooling, open_session
 from orma_proxy.errors import EmbedderError, ModelUnavailableError
+
+if TYPE_CHECKING:
+    from onnxruntime import InferenceSession
 
 log = logging.getLogger(__name__)
 
@@ -34,10 +38,11 @@ class ModelSpec:
     pooling: Pooling
     max_tokens: int
     heads: int  # attention heads per layer
+    dim: int
 
 
-BGE_SMALL = ModelSpec("BAAI/bge-small-en-v1.5", "cls", 512, 12)
-MINILM_INT8 = ModelSpec("all-MiniLM-L6-v2-int8", "mean", 256, 12)
+BGE_SMALL = ModelSpec("BAAI/bge-small-en-v1.5", "cls", 512, 12, 384)
+MINILM_INT8 = ModelSpec("all-MiniLM-L6-v2-int8", "mean", 256, 12, 384)
 KNOWN = {spec.model_id: spec for spec in (BGE_SMALL, MINILM_INT8)}
 
 
@@ -73,58 +78,49 @@ def load_embedder(config: OrmaConfig, recorded_model: str | None = None) -> Onnx
 def _build(
     spec: ModelSpec, onnx_path: Path, tokenizer: str, *, config: OrmaConfig, source: str
 ) -> OnnxEmbedder:
-    model: Path | bytes = onnx_path
+    """The embedder; its graph is rewritten and its session made on first use (``_open``)."""
+    return OnnxEmbedder(
+        model_id=spec.model_id,
+        dim=spec.dim,
+        tokenizer_json=tokenizer,
+        pooling=spec.pooling,
+        max_tokens=spec.max_tokens,
+        open_session=lambda: _open(spec, onnx_path, config, source),
+    )
+
+
+def _open(
+    spec: ModelSpec, onnx_path: Path, config: OrmaConfig, source: str
+) -> tuple[InferenceSession, int]:
     threads, batch_size, details = config.embed_threads, config.embed_batch_size, []
+    graph = Rewritten(0, 0, onnx_path)
     if config.embed_int8_matmul or config.embed_fuse_layers:
-        graph = read_model(onnx_path)
-        rewritten = integer_matmuls(graph) if config.embed_int8_matmul else 0
-        fused = 0
-        if config.embed_fuse_layers:
-            fused = fuse_attention(graph, spec.heads) + fuse_gelu(graph)
-        if rewritten:
+        graph = rewritten_graph(spec.model_id, spec.heads, onnx_path, config)
+        if graph.rewritten:
             # Dynamic quantisation scales a run's activations together, so a
             # text batched with others (and their padding) would get another
             # vector than alone (cosine down to 0.96). One text per run keeps a
             # sentence's vector a function of its text; with no padding it is
             # as fast as batching, and one thread per run is faster than two.
             threads, batch_size = 1, 1
-            details.append(f"{rewritten} int8 matmuls")
-        if fused:
-            details.append(f"{fused} fused attention and GELU nodes")
-        if rewritten or fused:
-            model = graph.SerializeToString()
+            details.append(f"{graph.rewritten} int8 matmuls")
+        if graph.fused:
+            details.append(f"{graph.fused} fused attention and GELU nodes")
     try:
-        embedder = _embedder(spec, model, tokenizer, threads, batch_size)
-    except EmbedderError as exc:
-        if model is onnx_path:
-            raise
+        session = open_session(graph.model, threads)
+    except Exception as exc:  # onnxruntime raises its own untyped errors
+        if graph.model is onnx_path:
+            raise EmbedderError(f"cannot load embedding model {spec.model_id}: {exc}") from exc
         # An onnxruntime older than these contrib operators: run the file as shipped.
         log.warning("the rewritten model graph did not load (%s); running it as shipped", exc)
-        details = []
-        embedder = _embedder(
-            spec, onnx_path, tokenizer, config.embed_threads, config.embed_batch_size
-        )
-    log.debug(
-        "embedding model: %s (%d dims, from %s)",
-        spec.model_id,
-        embedder.dim,
-        ", ".join([source, *details]),
-    )
-    return embedder
-
-
-def _embedder(
-    spec: ModelSpec, model: Path | bytes, tokenizer: str, threads: int, batch_size: int
-) -> OnnxEmbedder:
-    return OnnxEmbedder(
-        model_id=spec.model_id,
-        model=model,
-        tokenizer_json=tokenizer,
-        pooling=spec.pooling,
-        max_tokens=spec.max_tokens,
-        threads=threads,
-        batch_size=batch_size,
-    )
+        graph.drop()
+        details, batch_size = [], config.embed_batch_size
+        session = open_session(onnx_path, config.embed_threads)
+    else:
+        graph.keep()
+    shown = ", ".join([source, *details])
+    log.debug("embedding model: %s (%d dims, from %s)", spec.model_id, spec.dim, shown)
+    return session, batch_size
 
 
 def _bge_files(config: OrmaConfig) -> tuple[Path, str] | None:

@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-import onnxruntime as ort
-from tokenizers import Tokenizer
 
 from orma_proxy.embed.base import Vectors, normalise
 from orma_proxy.errors import EmbedderError
+
+if TYPE_CHECKING:  # onnxruntime and tokenizers load with the first model: a command that
+    import onnxruntime as ort  # embeds nothing (``orma stats``) starts without them
+    from tokenizers import Tokenizer
+
 
 Pooling = Literal["cls", "mean"]
 
@@ -24,6 +29,9 @@ _CHARS_PER_TOKEN = 8
 class OnnxEmbedder:
     """Batched, L2-normalised embeddings with the model's own pooling.
 
+    The session and tokenizer are made on the first ``embed`` or ``count_tokens``
+    (``open_session`` returns the session and the batch size to run it with): a
+    command that opens a memory and embeds nothing never pays for onnxruntime.
     Thread-safe: onnxruntime sessions may run concurrently; the tokenizer is
     guarded because its truncation/padding settings are shared state.
     """
@@ -32,59 +40,81 @@ class OnnxEmbedder:
         self,
         *,
         model_id: str,
-        model: Path | bytes,
+        dim: int,
         tokenizer_json: str,
         pooling: Pooling,
         max_tokens: int,
-        threads: int = 0,
-        batch_size: int = 32,
+        open_session: Callable[[], tuple[ort.InferenceSession, int]],
     ) -> None:
         self.model_id = model_id
+        self.dim = dim
         self.pooling: Pooling = pooling
         self.max_tokens = max_tokens
-        self.batch_size = batch_size
-        source = model if isinstance(model, bytes) else str(model)
-        try:
-            self._session = _session(source, threads)
-            self._tokenizer = Tokenizer.from_str(tokenizer_json)
-        except Exception as exc:  # onnxruntime raises its own untyped errors
-            raise EmbedderError(f"cannot load embedding model {model_id}: {exc}") from exc
-        self._tokenizer.enable_truncation(max_length=max_tokens)
-        self._tokenizer.enable_padding()
+        self._tokenizer_json = tokenizer_json
+        self._open_session = open_session
+        self._loaded: _Loaded | None = None
+        self._load_lock = threading.Lock()
         self._lock = threading.Lock()
-        self._inputs = {i.name for i in self._session.get_inputs()}
-        output = self._session.get_outputs()[0]
-        self.dim = int(output.shape[-1])
+
+    def load(self) -> None:
+        """Make the session and tokenizer now (what the first embedding would do)."""
+        self._model()
+
+    def _model(self) -> _Loaded:
+        with self._load_lock:
+            if self._loaded is None:
+                self._loaded = self._load()
+            return self._loaded
+
+    def _load(self) -> _Loaded:
+        from tokenizers import Tokenizer
+
+        try:
+            session, batch_size = self._open_session()
+            tokenizer = Tokenizer.from_str(self._tokenizer_json)
+        except EmbedderError:
+            raise
+        except Exception as exc:  # onnxruntime raises its own untyped errors
+            raise EmbedderError(f"cannot load embedding model {self.model_id}: {exc}") from exc
+        tokenizer.enable_truncation(max_length=self.max_tokens)
+        tokenizer.enable_padding()
+        dim = int(session.get_outputs()[0].shape[-1])
+        if dim != self.dim:
+            raise EmbedderError(f"{self.model_id} makes {dim}-dim vectors, not {self.dim}")
+        inputs = frozenset(i.name for i in session.get_inputs())
+        return _Loaded(session, tokenizer, inputs, batch_size)
 
     def count_tokens(self, text: str) -> int:
         """Tokens this model's tokenizer makes of ``text`` (special tokens excluded)."""
+        tokenizer = self._model().tokenizer
         with self._lock:
-            self._tokenizer.no_truncation()
+            tokenizer.no_truncation()
             try:
-                return len(self._tokenizer.encode(text, add_special_tokens=False).ids)
+                return len(tokenizer.encode(text, add_special_tokens=False).ids)
             finally:
-                self._tokenizer.enable_truncation(max_length=self.max_tokens)
+                tokenizer.enable_truncation(max_length=self.max_tokens)
 
     def embed(self, texts: list[str]) -> Vectors:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
+        model = self._model()
         limit = self.max_tokens * _CHARS_PER_TOKEN
         clipped = [t[:limit] for t in texts]
-        parts = [
-            self._embed_batch(clipped[i : i + self.batch_size])
-            for i in range(0, len(clipped), self.batch_size)
-        ]
+        size = model.batch_size
+        batches = [clipped[i : i + size] for i in range(0, len(clipped), size)]
+        parts = [self._embed_batch(model, batch) for batch in batches]
         return np.concatenate(parts)
 
-    def _embed_batch(self, texts: list[str]) -> Vectors:
+    def _embed_batch(self, model: _Loaded, texts: list[str]) -> Vectors:
         with self._lock:
-            encodings = self._tokenizer.encode_batch(texts)
+            encodings = model.tokenizer.encode_batch(texts)
         ids = np.array([e.ids for e in encodings], dtype=np.int64)
         mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
         feeds = {"input_ids": ids, "attention_mask": mask}
-        if "token_type_ids" in self._inputs:
+        if "token_type_ids" in model.inputs:
             feeds["token_type_ids"] = np.zeros_like(ids)
-        hidden = self._session.run(None, {k: v for k, v in feeds.items() if k in self._inputs})[0]
+        wanted = {k: v for k, v in feeds.items() if k in model.inputs}
+        hidden = model.session.run(None, wanted)[0]
         if self.pooling == "cls":
             pooled = hidden[:, 0, :]
         else:
@@ -93,8 +123,18 @@ class OnnxEmbedder:
         return normalise(np.asarray(pooled, dtype=np.float32))
 
 
-def _session(model: str | bytes, threads: int) -> ort.InferenceSession:
+@dataclass(frozen=True)
+class _Loaded:
+    session: ort.InferenceSession
+    tokenizer: Tokenizer
+    inputs: frozenset[str]
+    batch_size: int
+
+
+def open_session(model: Path | bytes, threads: int) -> ort.InferenceSession:
     """A CPU session with ``threads`` intra-op threads (0 = all cores)."""
+    import onnxruntime as ort
+
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
@@ -104,4 +144,5 @@ def _session(model: str | bytes, threads: int) -> ort.InferenceSession:
     # 2-core machine, bench/RESULTS.md).
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     options.log_severity_level = 3
-    return ort.InferenceSession(model, sess_options=options, providers=["CPUExecutionProvider"])
+    source = model if isinstance(model, bytes) else str(model)
+    return ort.InferenceSession(source, sess_options=options, providers=["CPUExecutionProvider"])

@@ -8,6 +8,7 @@ own event loop (where ``asyncio.run`` would refuse).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 import weakref
 from collections.abc import Callable, Coroutine, Iterable
@@ -60,6 +61,19 @@ def _shutdown(memory: AsyncMemory, runner: _LoopThread) -> None:
         runner.stop()
 
 
+def _close_before_threads_end(finalizer: weakref.finalize[Any, Memory]) -> None:
+    """Run ``finalizer`` at exit before ``concurrent.futures`` refuses new work.
+
+    A ``Memory`` a script never closed is closed at interpreter exit; the
+    finaliser's own ``atexit`` hook runs too late, after ``concurrent.futures``
+    has shut every pool (closing the database then raises "cannot schedule new
+    futures after shutdown"). Hooks registered here run before that, latest
+    first, and the pools' own hook was registered when they were imported.
+    """
+    with contextlib.suppress(RuntimeError):  # a Memory made while Python is exiting
+        threading._register_atexit(finalizer)  # type: ignore[attr-defined]
+
+
 class Memory:
     """Long-term memory on one SQLite file, or in PostgreSQL (synchronous API).
 
@@ -87,6 +101,7 @@ class Memory:
             self._runner.stop()
             raise
         self._finalizer = weakref.finalize(self, _shutdown, self._async, self._runner)
+        _close_before_threads_end(self._finalizer)
 
     @property
     def config(self) -> OrmaConfig:
@@ -165,6 +180,10 @@ class Memory:
     def flush(self) -> None:
         """Wait until every stored sentence has its vector."""
         self._runner.run(self._async.flush())
+
+    def warm_up(self) -> None:
+        """Load the embedding model now (it loads on first use) and run the query path once."""
+        self._runner.run(self._async.warm_up())
 
     def sleep(
         self, space: str | None = None, model: str | None = None, redo: bool = False

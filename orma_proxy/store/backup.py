@@ -17,7 +17,9 @@ from orma_proxy.store.connect import DatabaseError, open_sync
 
 
 def backup(where: Path | str, target: Path, *, busy_timeout_ms: int) -> int:
-    """Copy the database at ``where`` to ``target`` (which must not exist); returns its size."""
+    """Copy the database at ``where`` to ``target`` (which must not exist); returns its size.
+
+    Missing folders on the way to ``target`` are made, as ``orma backup DIR/x.db`` asks."""
     if isinstance(where, str):
         raise InputError(
             "this memory is in PostgreSQL: back it up with pg_dump (or your host's backups), "
@@ -26,8 +28,12 @@ def backup(where: Path | str, target: Path, *, busy_timeout_ms: int) -> int:
     path = where
     if target.exists():
         raise InputError(f"{target} already exists; pick a new file for the backup")
-    if not target.parent.is_dir():
-        raise InputError(f"{target.parent} is not a folder")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except FileExistsError as exc:
+        raise InputError(f"{target.parent} is not a folder") from exc
+    except OSError as exc:
+        raise StoreError(f"cannot create {target.parent}: {exc.strerror}") from exc
     partial = target.with_name(target.name + ".partial")
     partial.unlink(missing_ok=True)
     source = open_sync(path, busy_timeout_ms=busy_timeout_ms, read_only=True)

@@ -180,8 +180,9 @@ def test_sleep_reports_json_and_redo(orma: Orma, db: Path, upstream: str) -> Non
     facts = json.loads(_ok(orma, "facts", "--db", db, "--json"))["facts"]
     rules = [f["value"] for f in facts if f["prohibited"]]
     assert rules == ["global mutable state"]  # a rule set by hand survives the rebuild
-    human = _ok(orma, "sleep", "--space", "default", "--db", db, "-u", upstream)
-    assert human.startswith("sleep: 0 batches")
+    human = orma("sleep", "--space", "default", "--db", db, "-u", upstream)
+    assert human.stdout.startswith("sleep: 0 batches")
+    assert "LLM not used" in human.stdout and human.stderr == ""  # said once, on stdout
 
 
 def test_stats_counts_states_events_and_pending_sleep(orma: Orma, db: Path, upstream: str) -> None:

@@ -149,6 +149,11 @@ def test_export_import_rebuild_backup(orma: Orma, stored: Path, tmp_path: Path) 
     said = _ok(orma, "backup", backup, "--db", stored)
     assert said.startswith(f"Backed up {stored} to {backup} (")
     assert _ok(orma, "export", "--db", backup) == dump.read_text("utf-8")
+    nested = tmp_path / "backups" / "2024" / "memory.db"  # folders that do not exist yet
+    _ok(orma, "backup", nested, "--db", stored)
+    assert _ok(orma, "export", "--db", nested) == dump.read_text("utf-8")
+    refused = orma("backup", backup / "inside-a-file.db", "--db", stored)
+    assert refused.exit_code == 2 and "is not a folder" in refused.stderr
 
 
 def test_a_shared_first_name_lists_the_people_and_changes_nothing(orma: Orma, db: Path) -> None:

@@ -64,7 +64,7 @@ def test_routine_commands_and_their_refusals_say_nothing_on_stderr(
         2,
         "error: no state #99999999999999999999999: ids run from 1 to 9223372036854775807\n",
     )
-    told = _run(home, _argv("-v", "stats", "--db", db))  # still there for whoever asks
+    told = _run(home, _argv("-v", "search", "dentist", "--db", db))  # for whoever asks
     assert "embedding model: all-MiniLM-L6-v2-int8 (384 dims, from " in told.stderr
 
 

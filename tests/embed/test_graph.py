@@ -190,9 +190,10 @@ def test_minilm_int8_keeps_the_float_runs_meaning(embedder: OnnxEmbedder) -> Non
 
 
 def test_a_rewritten_graph_that_does_not_load_falls_back_to_the_shipped_one(
-    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, tmp_path: Path
 ) -> None:
-    """An onnxruntime without the fused operators still embeds, with the model as shipped."""
+    """An onnxruntime without the fused operators still embeds, with the model as shipped;
+    the graph that did not load is not cached."""
 
     def unknown_operator(graph: onnx.ModelProto, heads: int) -> int:
         last = graph.graph.node[-1]  # what makes the output: now an operator nobody has
@@ -200,12 +201,17 @@ def test_a_rewritten_graph_that_does_not_load_falls_back_to_the_shipped_one(
         graph.opset_import.append(helper.make_opsetid("nowhere", 1))
         return 1
 
-    monkeypatch.setattr("orma_proxy.embed.models.fuse_attention", unknown_operator)
+    monkeypatch.setattr("orma_proxy.embed.graph.fuse_attention", unknown_operator)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     model = "all-MiniLM-L6-v2-int8"
-    fallen_back = load_embedder(OrmaConfig(embed_model=model))
+    fallen_back = load_embedder(OrmaConfig(home=tmp_path, embed_model=model))
+    fallen_back.load()
     assert "did not load" in caplog.text
+    assert list(tmp_path.rglob("*.onnx")) == []
     shipped = load_embedder(
-        OrmaConfig(embed_model=model, embed_int8_matmul=False, embed_fuse_layers=False)
+        OrmaConfig(
+            home=tmp_path, embed_model=model, embed_int8_matmul=False, embed_fuse_layers=False
+        )
     )
     texts = ["My dentist is Dr. Rao in Kothrud.", "where does my sister live now?"]
     np.testing.assert_allclose(fallen_back.embed(texts), shipped.embed(texts), atol=1e-6)

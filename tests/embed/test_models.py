@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import re
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -136,3 +139,39 @@ def test_hub_probe(
     start = time.monotonic()
     assert not hub_reachable(0.5)
     assert time.monotonic() - start < NEVER_HANGS_SECONDS
+
+
+_EMBED_IN_A_NEW_PROCESS = """
+import sys
+import numpy as np
+from orma_proxy import OrmaConfig
+from orma_proxy.embed.models import load_embedder
+embedder = load_embedder(OrmaConfig(home=sys.argv[1], embed_model="all-MiniLM-L6-v2-int8"))
+print("onnxruntime" in sys.modules)
+vector = embedder.embed(["My dentist is Dr. Rao in Kothrud."])[0]
+print("onnx" in sys.modules, np.round(vector[:8], 5).tolist())
+"""
+
+
+def test_the_model_loads_on_first_use_and_its_rewritten_graph_is_made_once(
+    tmp_path: Path,
+) -> None:
+    """Opening costs no onnxruntime; the second process runs the cached graph without ``onnx``."""
+
+    def run() -> list[str]:
+        done = subprocess.run(
+            [sys.executable, "-c", _EMBED_IN_A_NEW_PROCESS, str(tmp_path / "home")],
+            env={**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")},
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        )
+        return done.stdout.splitlines()
+
+    first, second = run(), run()
+    assert first[0] == second[0] == "False"  # nothing loaded before the first embed
+    assert first[1].startswith("True ") and second[1].startswith("False ")
+    assert first[1].split(" ", 1)[1] == second[1].split(" ", 1)[1]  # the same vector
+    assert len(list((tmp_path / "cache" / "orma" / "rewritten").glob("*.onnx"))) == 1
+    assert not (tmp_path / "home").exists()

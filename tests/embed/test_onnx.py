@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import onnxruntime as ort
-import pytest
 from tokenizers import Tokenizer
 
 from orma_proxy.config import OrmaConfig
@@ -37,11 +36,12 @@ def test_a_vector_does_not_depend_on_the_texts_embedded_with_it(embedder: OnnxEm
     np.testing.assert_allclose(embedder.embed(TEXTS[::-1])[::-1], one_by_one, atol=1e-5)
 
 
-def test_float_batches_and_padding_do_not_change_a_vector(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_float_batches_and_padding_do_not_change_a_vector() -> None:
     """Without the int8 rewrite, texts of very different lengths share padded batches."""
-    floats = load_embedder(OrmaConfig(embed_model="all-MiniLM-L6-v2-int8", embed_int8_matmul=False))
+    floats = load_embedder(
+        OrmaConfig(embed_model="all-MiniLM-L6-v2-int8", embed_int8_matmul=False, embed_batch_size=4)
+    )
     one_by_one = np.stack([floats.embed([t])[0] for t in TEXTS])
-    monkeypatch.setattr(floats, "batch_size", 4)
     np.testing.assert_allclose(floats.embed(TEXTS), one_by_one, atol=1e-5)
 
 

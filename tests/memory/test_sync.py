@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -54,3 +58,24 @@ async def test_async_memory_before_open_is_a_clear_error(
     await mem.close()
     with pytest.raises(OrmaError, match="memory is not open"):
         await mem.add("Closed again.")
+
+
+def test_a_script_that_never_closes_its_memory_exits_quietly_and_keeps_its_writes(
+    config: OrmaConfig, embedder: OnnxEmbedder, tmp_path: Path
+) -> None:
+    db = tmp_path / "forgot.db"
+    script = textwrap.dedent(
+        f"""
+        from orma_proxy import Memory, OrmaConfig
+        config = OrmaConfig(home={str(tmp_path)!r}, db_path={str(db)!r})
+        memory = Memory(config=config)
+        print(memory.add("The spare key is under the blue flowerpot."))
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    with Memory(config=config.with_db(db), embedder=embedder) as again:
+        assert again.stats().episodes == 1  # its vector, if still pending, is made now
+        assert again.search("spare key").passages[0].episode_id == int(done.stdout)
