@@ -99,7 +99,10 @@ async def handle_chat(request: Request, flavor: Flavor) -> Response:
     if with_memory and messages is not None:
         started = time.perf_counter()
         try:
-            block = await _recall(state.memory, upstream, config, messages, space, body)
+            authorization = upstream.authorization(request.headers, replace_auth=guard.enabled)
+            block = await _recall(
+                state.memory, upstream, config, messages, space, body, authorization
+            )
         except Exception as exc:  # memory never breaks chat
             log.warning("recall failed for space %r, forwarding without memory: %s", space, exc)
             extra.append(("x-orma-recall", "error"))
@@ -255,10 +258,12 @@ async def _recall(
     messages: list[Message],
     space: str,
     body: dict[str, Any],
+    authorization: str | None,
 ) -> MemoryBlock:
-    """The SDK's block for this turn, within the share of the model's window memory may take."""
+    """The SDK's block for this turn, within the share of the model's window memory may take
+    (asked of the upstream with the request's own ``authorization``)."""
     model = body.get("model") if isinstance(body.get("model"), str) else None
-    window = await upstream.context_window(model, body)
+    window = await upstream.context_window(model, body, authorization)
     budget = config.budget_tokens
     if window:
         budget = min(budget, int(window * config.max_context_share))
