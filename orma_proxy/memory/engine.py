@@ -41,8 +41,9 @@ from orma_proxy.sleep import (
     draw_on_record,
 )
 from orma_proxy.sleep.manual import forget_state, register_rule
+from orma_proxy.store import stored_at
 from orma_proxy.store.connect import Connection, DatabaseError
-from orma_proxy.store.episodes import insert_episode, sentence_ranges, stored_at
+from orma_proxy.store.episodes import insert_episode, sentence_ranges
 
 
 class AsyncMemory(Forgetting, Portability):

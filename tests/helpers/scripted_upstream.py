@@ -181,7 +181,10 @@ def build_upstream(script: Script, recorded: Recorded) -> Starlette:
 
     async def props(request: Request) -> Response:
         await record(request)
-        if script.props_key and request.headers.get("authorization") != f"Bearer {script.props_key}":
+        if (
+            script.props_key
+            and request.headers.get("authorization") != f"Bearer {script.props_key}"
+        ):
             return JSONResponse({"error": {"message": "Invalid API Key"}}, 401)
         if script.context_window is None:
             return JSONResponse({"error": "no props"}, 404)

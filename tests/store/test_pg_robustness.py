@@ -223,4 +223,3 @@ async def test_the_writer_outlives_a_server_stopped_then_started(
         "Written before the outage.",
         *(f"Written after the outage, note {n}." for n in range(3)),
     ]
-
