@@ -83,11 +83,14 @@ class ProxyProcess:
 
 
 @contextmanager
-def proxy_process(db: str | Path, upstream: str, home: Path) -> Iterator[ProxyProcess]:
+def proxy_process(
+    db: str | Path, upstream: str, home: Path, env: dict[str, str] | None = None
+) -> Iterator[ProxyProcess]:
     """``orma proxy`` on ``db`` in front of ``upstream``, its own process on loopback, with
-    the MiniLM that ships with pip; stopped with SIGINT (as Ctrl-C would) afterwards."""
+    the MiniLM that ships with pip and ``env`` besides; stopped with SIGINT (as Ctrl-C
+    would) afterwards."""
     port = free_port()
-    env = {
+    environment = {
         **os.environ,
         "ORMA_DB": str(db),
         "ORMA_UPSTREAM": upstream,
@@ -97,10 +100,11 @@ def proxy_process(db: str | Path, upstream: str, home: Path) -> Iterator[ProxyPr
         "ORMA_EMBED_MODEL": "all-MiniLM-L6-v2-int8",
         "HF_HUB_OFFLINE": "1",
         "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
+        **(env or {}),
     }
     process = subprocess.Popen(
         [sys.executable, "-m", "orma_proxy.cli", "proxy"],
-        env=env,
+        env=environment,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
     )
