@@ -11,6 +11,7 @@ __all__ = [
     "AuthenticationError",
     "BadRequestError",
     "ConfigError",
+    "DatabaseUnavailableError",
     "EmbedderError",
     "EmbedderMismatchError",
     "ExtractionError",
@@ -28,6 +29,7 @@ __all__ = [
     "SleepError",
     "StoreError",
     "UnreadableFileError",
+    "UnsureWriteError",
     "UpstreamUnavailableError",
 ]
 
@@ -73,6 +75,15 @@ class UnreadableFileError(InputError):
 
 class StoreError(OrmaError):
     """The SQLite store cannot be opened or used."""
+
+
+class DatabaseUnavailableError(StoreError):
+    """The database could not take a write just now (down, unreachable, disk full, locked):
+    nothing of it was stored, and the same write may well succeed later."""
+
+
+class UnsureWriteError(DatabaseUnavailableError):
+    """The connection broke while the write was being committed: it may or may not be stored."""
 
 
 class NotAnOrmaDatabaseError(StoreError):

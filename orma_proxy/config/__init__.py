@@ -120,6 +120,15 @@ class OrmaConfig(RecallSettings, SleepSettings, BlockSettings):
     )
     tool_output_max_chars: int = Field(4_000, ge=0, description="Tool output recorded, capped.")
     last_blocks_kept: int = Field(1_000, ge=1, description="Spaces whose last block is kept.")
+    unwritten_turns_max: int = Field(
+        1_000,
+        ge=0,
+        description="Exchanges the proxy keeps in memory while the database refuses writes, "
+        "to record once it is back; past this (or unwritten_chars_max) a new one is dropped.",
+    )
+    unwritten_chars_max: int = Field(
+        64_000_000, ge=0, description="Characters those kept exchanges may hold in all."
+    )
 
     # --- SQLite --------------------------------------------------------------
     busy_timeout_ms: int = Field(15_000, ge=0, description="Wait this long for a lock.")

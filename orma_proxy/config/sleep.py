@@ -112,3 +112,9 @@ class SleepSettings(BaseModel):
         "a user's turn or note as it is recorded, so an earlier value is outdated at once; "
         "sleep reads the line again later and confirms or repairs them.",
     )
+    facts_on_record_max_lines: int = Field(
+        400,
+        ge=2,
+        description="Most lines of one recording drawn from at once: of a longer turn (a "
+        "pasted document) its first and last halves of this; sleep reads every line later.",
+    )

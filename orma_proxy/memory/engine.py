@@ -41,7 +41,8 @@ from orma_proxy.sleep import (
     draw_on_record,
 )
 from orma_proxy.sleep.manual import forget_state, register_rule
-from orma_proxy.store.connect import DatabaseError
+from orma_proxy.store import stored_at
+from orma_proxy.store.connect import Connection, DatabaseError
 from orma_proxy.store.episodes import insert_episode, sentence_ranges
 
 
@@ -166,23 +167,33 @@ class AsyncMemory(Forgetting, Portability):
         return await self.add(text, space=space, role=role, at=at, speaker=name)
 
     async def add_exchange(
-        self, turns: Sequence[tuple[str, str, dict[str, Any]]], space: str, *, heard_at: float
+        self,
+        turns: Sequence[tuple[str, str, dict[str, Any]]],
+        space: str,
+        *,
+        heard_at: float,
+        at: float | None = None,
+        once: bool = False,
     ) -> list[int | None]:
         """Store one chat exchange's turns (role, text, metadata) in one commit; their ids.
 
         A text purge of ``space`` committed after ``heard_at`` (Unix time), in any
         process, binds them too: a turn holding its text is not stored (None), as
         the purge would have erased it had the turn been stored a moment earlier.
+        ``at`` (Unix time, default now) is when they are stored as said: a retry
+        passes its first try's. ``once=True`` (a retry after an ``UnsureWriteError``)
+        returns the ids of the turns the first try stored at ``at``, if it did.
         """
         db = self._opened()
         space, now = check_space(space), time.time()
+        said_at = now if at is None else at
         max_chars = self.config.max_sentence_chars
         episodes = [  # a chat turn is stored as said: no "Name:" is taken for a speaker
             await prepare(
                 text,
                 space,
                 role,
-                said_at=now,
+                said_at=said_at,
                 created_at=now,
                 max_chars=max_chars,
                 metadata=metadata,
@@ -190,9 +201,14 @@ class AsyncMemory(Forgetting, Portability):
             )
             for role, text, metadata in turns
         ]
-        ids = await db.writer.execute_write_fn(
-            lambda conn: add_unless_purged(conn, space, heard_at, episodes)
-        )
+        said = [(episode.role, episode.text) for episode, _ in episodes]
+
+        def write(conn: Connection) -> list[int | None]:
+            if once and (ids := stored_at(conn, space, said_at, said)) is not None:
+                return ids
+            return add_unless_purged(conn, space, heard_at, episodes)
+
+        ids = await db.writer.execute_write_fn(write)
         self._index_new()
         own = [i for i, (role, _, _) in zip(ids, turns, strict=True) if i and role in OWN_WORDS]
         await self._draw(space, own)

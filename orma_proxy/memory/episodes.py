@@ -47,7 +47,11 @@ async def prepare(
     A document's first line is a heading, never a speaker (the caller says so
     with ``detect_speaker``).
     """
-    text, space = check_text(text, "text"), check_space(space)
+    space = check_space(space)
+    if not isinstance(text, str) or len(text) <= SPLIT_IN_THREAD_CHARS:
+        text = check_text(text, "text")
+    else:  # reading it whole holds the event loop: in a thread, with the split below
+        text = await in_thread(partial(check_text, text, "text"))
     if role not in ROLES:
         raise InputError(f"role must be one of {', '.join(ROLES)}, not {role!r}")
     if source is not None:

@@ -145,6 +145,13 @@ class Lifecycle:
         return self.config.db_url or self.config.resolved_db_path()
 
     @property
+    def writes_failing(self) -> str | None:
+        """Why the database refuses this memory's writes right now (unreachable, disk full,
+        read-only), or None while it takes them (``/health``)."""
+        writer = self._opened().writer
+        return writer.read_only or writer.failing
+
+    @property
     def vector_index(self) -> VectorIndex:
         """The in-memory k-NN of the spaces this process searches often."""
         return self._opened().vectors

@@ -11,11 +11,15 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from collections.abc import Callable
 from typing import Any, Literal
 
 from orma_proxy.memory.engine import AsyncMemory
 from orma_proxy.memory.messages import Turn, clean_text, text_of
+from orma_proxy.offload import in_thread
+from orma_proxy.server.unwritten import Exchange, Unwritten
+from orma_proxy.store import unavailable
 
 log = logging.getLogger(__name__)
 
@@ -27,6 +31,8 @@ BULK_LINES = 256
 MAX_LINE_BYTES = 1 << 20
 # At shutdown, recordings still running get this long to finish.
 RECORD_DRAIN_SECONDS = 10.0
+# Turns longer than this (in all) are cleaned for recording in a worker thread.
+CLEAN_IN_THREAD_CHARS = 64_000
 
 
 class ReplyCapture:
@@ -183,12 +189,21 @@ def _json(raw: bytes) -> dict[str, Any] | None:
 
 
 class Recorder:
-    """Records turns in background tasks; ``close()`` lets the last ones finish."""
+    """Records turns in background tasks; ``close()`` lets the last ones finish.
+
+    An exchange the database refuses (down, full) is kept in ``unwritten`` and
+    recorded once it is back, and so is every exchange after it until then.
+    """
 
     def __init__(self, memory: AsyncMemory, on_recorded: Callable[[], None] | None = None) -> None:
         self._memory = memory
         self._on_recorded = on_recorded
         self._tasks: set[asyncio.Task[None]] = set()
+        self.unwritten = Unwritten(
+            self._store,
+            max_turns=memory.config.unwritten_turns_max,
+            max_chars=memory.config.unwritten_chars_max,
+        )
 
     def record(
         self,
@@ -215,9 +230,10 @@ class Recorder:
         task.add_done_callback(self._tasks.discard)
 
     async def close(self) -> None:
-        """Let recordings still running finish (bounded)."""
+        """Let recordings still running finish, and the kept ones be recorded (bounded)."""
         if self._tasks:
             await asyncio.wait(set(self._tasks), timeout=RECORD_DRAIN_SECONDS)
+        await self.unwritten.close(RECORD_DRAIN_SECONDS)
 
     async def _write(
         self,
@@ -234,20 +250,42 @@ class Recorder:
             **({"model": model} if model else {}),
             **({"failed": failed} if failed else {}),
         }
-        said = [(turn.role, clean_text(turn.text), meta) for turn in turns]
-        if reply:
-            said.append(("assistant", clean_text(reply), {**meta, "partial": partial}))
-        try:
-            ids = await self._memory.add_exchange(said, space, heard_at=began)
-        except Exception as exc:  # memory never breaks chat: log and carry on
-            log.warning("recording the turn in space %r failed: %s", space, exc)
+
+        def cleaned() -> list[tuple[str, str, dict[str, Any]]]:
+            said = [(turn.role, clean_text(turn.text), meta) for turn in turns]
+            if reply:
+                said.append(("assistant", clean_text(reply), {**meta, "partial": partial}))
+            return said
+
+        size = len(reply) + sum(len(turn.text) for turn in turns)
+        said = await in_thread(cleaned) if size > CLEAN_IN_THREAD_CHARS else cleaned()
+        exchange = Exchange(space, said, heard_at=began, at=time.time())
+        if self.unwritten.waiting:  # behind the exchanges kept before it, in order
+            self.unwritten.keep(exchange)
             return
+        try:
+            await self._store(exchange)
+        except Exception as exc:  # memory never breaks chat: keep it, or log and carry on
+            if unavailable(exc):
+                self.unwritten.keep(exchange, exc)
+            else:
+                log.warning("recording the turn in space %r failed: %s", space, exc)
+
+    async def _store(self, exchange: Exchange) -> None:
+        """Record ``exchange`` now; raises what the memory raised."""
+        ids = await self._memory.add_exchange(
+            exchange.said,
+            exchange.space,
+            heard_at=exchange.heard_at,
+            at=exchange.at,
+            once=exchange.unsure,
+        )
         if None in ids:
             log.info(
                 "%d turn(s) of space %r held a text purged while the reply was under way: "
                 "not recorded",
                 ids.count(None),
-                space,
+                exchange.space,
             )
         if self._on_recorded is not None:
             self._on_recorded()

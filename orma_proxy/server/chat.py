@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import logging
 import time
@@ -32,6 +33,7 @@ from orma_proxy.memory.messages import (
     new_turns,
     valid_messages,
 )
+from orma_proxy.offload import in_thread
 from orma_proxy.recall.pack import MemoryBlock
 from orma_proxy.server.auth import Guard, header_value, requested_space
 from orma_proxy.server.capture import Flavor, Recorder, ReplyCapture
@@ -47,6 +49,10 @@ T = TypeVar("T")
 
 # nginx's status for "client closed the request"; nobody reads it, logs do.
 CLIENT_CLOSED_REQUEST = 499
+# Bodies larger than this are parsed, and written again with the block, in a worker thread.
+PARSE_IN_THREAD_BYTES = 1 << 20
+# A body over the size limit is read and dropped up to this much more before the 413.
+DRAIN_BYTES = 64 << 20
 
 
 async def chat_completions(request: Request) -> Response:
@@ -58,22 +64,37 @@ async def ollama_chat(request: Request) -> Response:
 
 
 async def read_json_body(request: Request, limit: int) -> tuple[bytes, dict[str, Any]]:
-    """The raw body and its JSON object; 413 past ``limit`` bytes, 400 if not a JSON object."""
+    """The raw body and its JSON object; 413 past ``limit`` bytes, 400 if not a JSON object.
+
+    A body over the limit is still read, and dropped, up to ``DRAIN_BYTES`` more: a
+    client still sending when the 413 came would see its connection reset instead.
+    A large body is parsed in a worker thread, off the event loop.
+    """
     declared = request.headers.get("content-length", "")
+    too_large = PayloadTooLargeError(f"request body is over the {limit}-byte limit")
     if declared.isdigit() and int(declared) > limit:
-        raise PayloadTooLargeError(f"request body is over the {limit}-byte limit")
+        waiting = request.headers.get("expect", "").lower() == "100-continue"
+        if waiting or int(declared) > limit + DRAIN_BYTES:
+            raise too_large  # it sends nothing yet, or more than is worth reading
     chunks, size = [], 0
     try:
         async for chunk in request.stream():
             size += len(chunk)
-            if size > limit:
-                raise PayloadTooLargeError(f"request body is over the {limit}-byte limit")
-            chunks.append(chunk)
+            if size > limit + DRAIN_BYTES:
+                break
+            if size <= limit:
+                chunks.append(chunk)
     except ClientDisconnect as exc:
         raise BadRequestError("the client went away while sending the request") from exc
+    if size > limit:
+        raise too_large
     raw = b"".join(chunks)
     try:
-        body = json.loads(raw)
+        body = (
+            await in_thread(lambda: json.loads(raw))
+            if size > PARSE_IN_THREAD_BYTES
+            else json.loads(raw)
+        )
     except (ValueError, UnicodeDecodeError) as exc:
         raise BadRequestError(f"the request body is not valid JSON: {exc}") from exc
     except RecursionError as exc:
@@ -99,7 +120,10 @@ async def handle_chat(request: Request, flavor: Flavor) -> Response:
     if with_memory and messages is not None:
         started = time.perf_counter()
         try:
-            block = await _recall(state.memory, upstream, config, messages, space, body)
+            authorization = upstream.authorization(request.headers, replace_auth=guard.enabled)
+            block = await _recall(
+                state.memory, upstream, config, messages, space, body, authorization
+            )
         except Exception as exc:  # memory never breaks chat
             log.warning("recall failed for space %r, forwarding without memory: %s", space, exc)
             extra.append(("x-orma-recall", "error"))
@@ -107,7 +131,9 @@ async def handle_chat(request: Request, flavor: Flavor) -> Response:
             _remember_block(state.last_blocks, space, block, config.last_blocks_kept)
             extra.append(("x-orma-memory-tokens", str(block.tokens)))
             if not block.empty:
-                content = _with_block(raw, body, inject_block(messages, block.text))
+                amended = inject_block(messages, block.text)
+                write = functools.partial(_with_block, raw, body, amended)
+                content = await in_thread(write) if len(raw) > PARSE_IN_THREAD_BYTES else write()
         extra.append(("x-orma-recall-ms", f"{(time.perf_counter() - started) * 1000:.1f}"))
     else:
         extra.append(("x-orma-recall", "skipped"))
@@ -255,10 +281,12 @@ async def _recall(
     messages: list[Message],
     space: str,
     body: dict[str, Any],
+    authorization: str | None,
 ) -> MemoryBlock:
-    """The SDK's block for this turn, within the share of the model's window memory may take."""
+    """The SDK's block for this turn, within the share of the model's window memory may take
+    (asked of the upstream with the request's own ``authorization``)."""
     model = body.get("model") if isinstance(body.get("model"), str) else None
-    window = await upstream.context_window(model, body)
+    window = await upstream.context_window(model, body, authorization)
     budget = config.budget_tokens
     if window:
         budget = min(budget, int(window * config.max_context_share))

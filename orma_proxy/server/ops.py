@@ -2,22 +2,30 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import httpx
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from orma_proxy.config import OrmaConfig
-from orma_proxy.errors import PermissionDeniedError
+from orma_proxy.errors import OrmaError, PermissionDeniedError
 from orma_proxy.memory.engine import AsyncMemory
 from orma_proxy.server.auth import Guard, asked_space
 from orma_proxy.server.state import proxy_state
 from orma_proxy.server.upstream import Upstream
+from orma_proxy.store.connect import DatabaseError
 from webui_passthrough import forward
 
 
 async def health(request: Request) -> Response:
-    """200 while the proxy itself works; ``status`` says whether the upstream answers.
+    """Whether this proxy works: ``status`` "ok", else "degraded", and why.
+
+    503 while the memory cannot record (the database refuses writes, or exchanges
+    wait to be recorded once it takes them again): a load balancer should send
+    chats to a replica that can. An upstream that does not answer is "degraded"
+    with 200: every replica shares it, so taking this one out would not help.
 
     Without a valid key (when keys are on) only the status: the database path,
     the upstream's URL and how much each space holds are for key holders, and
@@ -26,6 +34,8 @@ async def health(request: Request) -> Response:
     state = proxy_state(request.app)
     guard: Guard = state.guard
     upstream: Upstream = state.upstream
+    memory: AsyncMemory = state.memory
+    unwritten = state.recorder.unwritten
     access = guard.identify(request.headers)
     try:
         answer = await upstream.client.get(
@@ -34,29 +44,45 @@ async def health(request: Request) -> Response:
         upstream_ok, detail = answer.status_code < 500, f"HTTP {answer.status_code}"
     except httpx.HTTPError as exc:
         upstream_ok, detail = False, repr(exc)
-    status = "ok" if upstream_ok else "degraded"
+    failing = memory.writes_failing
+    recording = failing is None and unwritten.waiting == 0
+    status = "ok" if upstream_ok and recording else "degraded"
+    code = 200 if recording else 503
     if access is None:
-        return JSONResponse({"status": status})
-    memory: AsyncMemory = state.memory
+        return JSONResponse({"status": status}, status_code=code)
+    writes: dict[str, object] = {
+        "ok": recording,
+        "unwritten": unwritten.waiting,
+        "dropped": unwritten.dropped,
+        **({"error": failing} if failing is not None else {}),
+    }
+    database: dict[str, object] = {"ok": recording}
+    try:
+        if access.admin:
+            stats = await asyncio.wait_for(memory.stats(), state.config.context_probe_timeout)
+            database |= {"path": stats.path, "episodes": stats.episodes}
+        else:
+            counts = {}
+            for space in access.spaces or ():
+                found = await asyncio.wait_for(
+                    memory.stats(space), state.config.context_probe_timeout
+                )
+                counts[space] = found.episodes
+            database |= {"spaces": counts}
+    except (OrmaError, DatabaseError, TimeoutError) as exc:
+        database |= {"ok": False, "read_error": str(exc) or "timed out"}
+    upstream_info: dict[str, object] = {"ok": upstream_ok}
     if access.admin:
-        stats = await memory.stats()
-        database: dict[str, object] = {"path": stats.path, "episodes": stats.episodes, "ok": True}
-        upstream_info: dict[str, object] = {
-            "url": upstream.base,
-            "ok": upstream_ok,
-            "detail": detail,
-        }
-    else:
-        spaces = access.spaces or ()
-        counts = {space: (await memory.stats(space)).episodes for space in spaces}
-        database, upstream_info = {"spaces": counts, "ok": True}, {"ok": upstream_ok}
+        upstream_info |= {"url": upstream.base, "detail": detail}
     return JSONResponse(
         {
             "status": status,
             "database": database,
+            "writes": writes,
             "embedder": {"model": memory.embedder.model_id, "dim": memory.embedder.dim},
             "upstream": upstream_info,
-        }
+        },
+        status_code=code,
     )
 
 

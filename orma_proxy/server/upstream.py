@@ -69,12 +69,21 @@ class Upstream:
             out.append(("accept-encoding", "identity"))
         return out
 
-    async def context_window(self, model: str | None, body: dict[str, Any]) -> int | None:
+    def authorization(self, incoming: Headers, *, replace_auth: bool) -> str | None:
+        """The ``Authorization`` a request with these headers carries to the upstream."""
+        sent = self.headers(incoming, replace_auth=replace_auth)
+        return next((value for name, value in sent if name.lower() == "authorization"), None)
+
+    async def context_window(
+        self, model: str | None, body: dict[str, Any], authorization: str | None = None
+    ) -> int | None:
         """The model's context length in tokens, if the upstream tells it.
 
         Ollama requests may set ``options.num_ctx``; otherwise llama-server's
-        ``/props`` or Ollama's ``/api/show`` answer. Ollama runs with 4,096 tokens
-        unless told otherwise, whatever the model could do.
+        ``/props`` or Ollama's ``/api/show`` answer, asked with the chat request's
+        ``authorization`` (a server started with ``--api-key`` answers nothing
+        without it). Ollama runs with 4,096 tokens unless told otherwise, whatever
+        the model could do.
         """
         options = body.get("options")
         if isinstance(options, dict) and isinstance(options.get("num_ctx"), int):
@@ -83,15 +92,16 @@ class Upstream:
         cached = self._windows.get(key)
         if cached is not None and cached[1] > time.monotonic():
             return cached[0]
-        window = await self._probe(model)
+        window = await self._probe(model, authorization)
         self._windows[key] = (window, time.monotonic() + CONTEXT_CACHE_SECONDS)
         return window
 
-    async def _probe(self, model: str | None) -> int | None:
+    async def _probe(self, model: str | None, authorization: str | None) -> int | None:
         return await learn_context_window(
             self.client,
             self.root,
             model,
             probe_seconds=self._config.context_probe_timeout,
             ollama_default=self._config.ollama_default_context,
+            headers={"authorization": authorization} if authorization else None,
         )

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from orma_proxy.config import OrmaConfig
 from orma_proxy.errors import OrmaError
 from orma_proxy.facts import list_facts
+from orma_proxy.offload import in_thread
 from orma_proxy.sleep.apply import apply_drawn
 from orma_proxy.sleep.batch import OWN_WORDS, Batch, Line
 from orma_proxy.sleep.consolidate import Sleeper
@@ -48,8 +49,12 @@ def _known(conn: Connection, space: str) -> list[RawState]:
 
 
 def _batch(conn: Connection, space: str, episode_ids: Sequence[int], config: OrmaConfig) -> Batch:
-    """The user's lines of these episodes, numbered as a batch, with what was said before."""
+    """The user's lines of these episodes, numbered as a batch, with what was said before
+    (at most ``facts_on_record_max_lines`` of them: one draw's work is bounded)."""
     rows = [r for r in transcript(conn, episode_ids) if r.role in OWN_WORDS and not r.speaker]
+    most = config.facts_on_record_max_lines
+    if len(rows) > most:  # a pasted document: its ends now, all of it at sleep
+        rows = rows[: most // 2] + rows[len(rows) - (most - most // 2) :]
     lines = tuple(
         Line(n, r.sentence_id, r.episode_id, r.role, r.text, r.said_at, r.speaker)
         for n, r in enumerate(rows, start=1)
@@ -75,7 +80,7 @@ async def draw_on_record(
             lambda conn: _batch(conn, space, episode_ids, config)
         )
         known = await sleeper.reader.execute_fn(lambda conn: _known(conn, space))
-        extraction = extract_by_rules(work, known)
+        extraction = await in_thread(lambda: extract_by_rules(work, known))
         verified = Verified()
         if extraction.states or extraction.user_name:
             verified = await sleeper.verify(work, extraction)

@@ -31,6 +31,10 @@ from orma_proxy.store import (
 CITABLE_ROLES = frozenset({"user", "note", "document", "tool"})
 # The roles whose lines are the user's own statements (what is drawn as it is recorded).
 OWN_WORDS = frozenset({"user", "note"})
+# The most lines a line is read against (a person "she" may stand for, the line a
+# correction corrects): above a default batch and its context (40 + 6), so no batch of
+# the usual size reads less than all of it.
+PRECEDING_LINES = 64
 
 
 @dataclass(frozen=True)
@@ -78,8 +82,13 @@ class Batch:
         return None
 
     def preceding(self, line: Line) -> list[str]:
-        """Text said before ``line`` (context, then earlier lines of the batch), oldest first."""
-        return [*self.context, *(x.text for x in self.lines[: line.number - 1])]
+        """Text said just before ``line`` (context, then earlier lines of the batch), oldest
+        first: the last ``PRECEDING_LINES`` of it, so reading every line of a batch costs in
+        proportion to its length, never its square (a 40,000-sentence paste)."""
+        end = line.number - 1
+        earlier = [x.text for x in self.lines[max(0, end - PRECEDING_LINES) : end]]
+        room = PRECEDING_LINES - len(earlier)
+        return [*(self.context[-room:] if room > 0 else ()), *earlier]
 
     def head(self, episodes: int) -> Batch:
         """This batch's first ``episodes`` episodes alone, their lines numbered anew."""

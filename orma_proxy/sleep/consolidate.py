@@ -9,6 +9,7 @@ proposes, and the same verification and apply steps follow.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import time
@@ -27,6 +28,7 @@ from orma_proxy.facts import (
     known_attributes,
     known_entities,
 )
+from orma_proxy.offload import in_thread
 from orma_proxy.sleep import batch as batches
 from orma_proxy.sleep import lease
 from orma_proxy.sleep.apply import BatchRun, apply_batch, record_failure
@@ -247,7 +249,7 @@ class Sleeper:
             return None
         if not (verified.states or verified.events) and self._config.sleep_rules_when_llm_empty:
             try:
-                by_rules = await self.verify(work, extract_by_rules(work))
+                by_rules = await self.verify(work, await in_thread(lambda: extract_by_rules(work)))
             except SleepError as exc:
                 await self._fail(work, run, str(exc), report)
                 return None
@@ -268,7 +270,7 @@ class Sleeper:
     ) -> int | None:
         run = BatchRun(holder, outcome, 0, 0.0)
         try:
-            verified = await self.verify(work, extract_by_rules(work))
+            verified = await self.verify(work, await in_thread(lambda: extract_by_rules(work)))
         except SleepError as exc:
             await self._fail(work, run, str(exc), report)
             return None
@@ -300,7 +302,7 @@ class Sleeper:
 
     async def with_relations(self, work: batches.Batch, verified: Verified) -> Verified:
         """``verified`` with the relations the lines name ("my sister Asha") it lacks."""
-        said = relations_said(work)
+        said = await in_thread(lambda: relations_said(work))
         if not said.states:
             return verified
         found = await self.verify(work, said)
@@ -354,8 +356,11 @@ class Sleeper:
         """What of ``extraction`` the batch's own lines bear out, named as the space names it."""
         tz = zone(self._config.timezone)
         user_name = await self._known_user_name(work.space)
-        verified = await Verifier(work, self._config, self._embed, tz).run(
-            extraction, user_name=user_name
+        verifier = Verifier(work, self._config, self._embed, tz)
+        # Checking thousands of proposals (a long paste read by rules) is CPU work: its own
+        # loop in a worker thread; the embedder it awaits runs in the embedder's own pool.
+        verified = await in_thread(
+            lambda: asyncio.run(verifier.run(extraction, user_name=user_name))
         )
         return await self._merge_names(work.space, verified)
 

@@ -46,6 +46,7 @@ from orma_proxy.store.episodes import (
     recent_episodes,
     sentence_ranges,
     space_tag,
+    stored_at,
 )
 from orma_proxy.store.erase import Erasure, erase_episodes
 from orma_proxy.store.leases import Lease, claim_lease, drop_lease, lease_of
@@ -126,7 +127,7 @@ from orma_proxy.store.vectors import (
     recent_vectors,
     store_vectors,
 )
-from orma_proxy.store.writer import Writer, refusal
+from orma_proxy.store.writer import Writer, refusal, unavailable
 from orma_proxy.store.zeroing import secure_delete
 
 # SQLite's largest integer: an id past it names no row, and binding it overflows.
@@ -254,7 +255,9 @@ __all__ = [
     "split_episode",
     "split_sentence",
     "store_vectors",
+    "stored_at",
     "tombstones_since",
     "transcript",
+    "unavailable",
     "watermark_of",
 ]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -64,6 +65,23 @@ def insert_episode(conn: Connection, episode: NewEpisode, segments: list[Segment
         ],
     )
     return episode_id
+
+
+def stored_at(
+    conn: Connection, space: str, said_at: float, turns: Sequence[tuple[str, str]]
+) -> list[int | None] | None:
+    """The ids of these turns (role, text) of ``space`` stored at exactly ``said_at``, in
+    order (None for one not there), or None when none is: a write retried after its
+    ``COMMIT`` was cut off finds what the first try stored rather than storing it twice."""
+    rows = conn.execute(
+        "SELECT id, role, text FROM episodes WHERE space = ? AND said_at = ? ORDER BY id",
+        (space, said_at),
+    ).fetchall()
+    found: dict[tuple[str, str], list[int]] = {}
+    for episode_id, role, text in rows:
+        found.setdefault((str(role), str(text)), []).append(int(episode_id))
+    ids = [found[turn].pop(0) if found.get(turn) else None for turn in turns]
+    return ids if any(i is not None for i in ids) else None
 
 
 def sentence_ranges(conn: Connection, episode_ids: list[int]) -> list[tuple[int, int]]:

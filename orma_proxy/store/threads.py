@@ -62,6 +62,13 @@ class ConnectionThread:
             raise _closed()
         return await in_thread(lambda: self.call(fn), pool=self._pool)
 
+    async def run_bare(self, fn: Callable[[], T]) -> T:
+        """``fn()`` in the connection's thread, the connection untouched: for code that asks
+        ``live()`` itself and handles a server still down (the writer's retries)."""
+        if self._conn is None:
+            raise _closed()
+        return await in_thread(fn, pool=self._pool)
+
     def call(self, fn: Callable[[Connection], T]) -> T:
         """``fn(conn)`` here and now: for code already running in this thread."""
         return fn(self.live())

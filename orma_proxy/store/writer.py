@@ -26,7 +26,13 @@ replicas' transactions locked the same rows, such as a space's counters, in
 opposite orders), or when the connection was lost before ``COMMIT`` was sent:
 in both cases the server kept nothing of it. A connection lost *during*
 ``COMMIT`` is not retried, since the write may have been stored: its callers
-get a ``StoreError`` saying so, and the next batch opens a new connection.
+get an ``UnsureWriteError`` saying so, and the next batch opens a new connection.
+
+The writer outlives any failure of a batch: a server still down after the
+retries, a full disk, a lock held too long fail that batch's callers with a
+``DatabaseUnavailableError`` (nothing stored, the same write may succeed later),
+and the next batch tries again. ``failing`` says why writes fail meanwhile
+(``/health``); the next batch committed clears it.
 """
 
 from __future__ import annotations
@@ -40,7 +46,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from orma_proxy.errors import ReadOnlyError, StoreError
+from orma_proxy.errors import (
+    DatabaseUnavailableError,
+    ReadOnlyError,
+    StoreError,
+    UnsureWriteError,
+)
 from orma_proxy.store.connect import Connection, DatabaseError, is_read_only, open_sync
 from orma_proxy.store.postgres.connection import conflict, connection_lost
 from orma_proxy.store.threads import ConnectionThread
@@ -57,9 +68,12 @@ _Outcome = tuple["asyncio.Future[Any]", Any, BaseException | None]
 RETRIES = 5
 RETRY_WAIT_SECONDS = 0.05
 
-
-class _Unsure(StoreError):
-    """The connection broke while ``COMMIT`` ran: the batch may or may not be stored."""
+# SQLite's result codes (low byte) that say the database, not the job, refused a write:
+# BUSY, LOCKED, NOMEM, READONLY, IOERR, CORRUPT, FULL, CANTOPEN.
+_STORAGE_CODES = frozenset({5, 6, 7, 8, 10, 11, 13, 14})
+# PostgreSQL's SQLSTATE classes of the same kind: a connection exception, insufficient
+# resources (a full disk), operator intervention (a shutdown), a system error.
+_STORAGE_CLASSES = frozenset({"08", "53", "57", "58"})
 
 
 class _Aborted(Exception):
@@ -77,6 +91,25 @@ def refusal(reason: str) -> ReadOnlyError:
         f"{reason}: search, recall, facts, stats and export work, but nothing can be "
         "stored or changed"
     )
+
+
+def unavailable(exc: BaseException) -> bool:
+    """Whether ``exc`` (or an error it came from) says the database could not take a write
+    now, rather than that the write itself was wrong: the same write may succeed later."""
+    seen: set[int] = set()
+    error: BaseException | None = exc
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        if isinstance(error, DatabaseUnavailableError):
+            return True
+        code = getattr(error, "sqlite_errorcode", None)
+        if isinstance(code, int) and code & 0xFF in _STORAGE_CODES:
+            return True
+        state = getattr(error, "sqlstate", None)
+        if isinstance(state, str) and state[:2] in _STORAGE_CLASSES:
+            return True
+        error = error.__cause__ or error.__context__
+    return False
 
 
 class Writer:
@@ -99,6 +132,8 @@ class Writer:
         self._queue: asyncio.Queue[_Item | None] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
         self._closing = False
+        # Why the last batch the database refused failed (None once one commits).
+        self.failing: str | None = None
 
     @classmethod
     async def open(
@@ -201,7 +236,7 @@ class Writer:
         thread, so the callers are answered with what really happened to it.
         """
         thread, retries = self._thread, self._retries
-        work = asyncio.ensure_future(thread.run(lambda _: _apply(thread, batch, retries)))
+        work = asyncio.ensure_future(thread.run_bare(lambda: _apply(thread, batch, retries)))
         try:
             try:
                 outcomes = await asyncio.shield(work)
@@ -209,10 +244,28 @@ class Writer:
                 _answer(await work)
                 raise
             _answer(outcomes)
-        except BaseException as exc:  # cancelled, or the thread died: nobody waits forever
+        except Exception as exc:  # the batch fails, the writer lives on for the next one
+            log.exception("a write of %d jobs failed whole", len(batch))
+            error = DatabaseUnavailableError(f"write failed: {exc!r}")
+            for _, future in batch:
+                _fail(future, error)
+            self._note(error)
+            return
+        except BaseException as exc:  # cancelled: nobody waits forever
             for _, future in batch:
                 _fail(future, StoreError(f"write failed: {exc!r}"))
             raise
+        self._note(next((e for _, _, e in outcomes if e is not None and unavailable(e)), None))
+
+    def _note(self, error: BaseException | None) -> None:
+        """Keep ``failing`` true to the last batch: why the database refused it, or None."""
+        if error is not None:
+            if self.failing is None:
+                log.warning("the database refuses writes: %s", error)
+            self.failing = str(error)
+        elif self.failing is not None:
+            log.warning("the database takes writes again")
+            self.failing = None
 
 
 def _apply(thread: ConnectionThread, batch: list[_Item], retries: int) -> list[_Outcome]:
@@ -248,7 +301,7 @@ def _apply(thread: ConnectionThread, batch: list[_Item], retries: int) -> list[_
                 time.sleep(wait)
                 continue
             if why is not None:
-                exc = StoreError(
+                exc = DatabaseUnavailableError(
                     f"write failed after {tries + 1} tries, the last rolled back by {why}: {exc}"
                 )
             error = exc if isinstance(exc, StoreError) else StoreError(f"write failed: {exc}")
@@ -260,9 +313,9 @@ def _again(thread: ConnectionThread, exc: BaseException) -> str | None:
     """Why a batch that raised ``exc`` may run again whole (None: it may not).
 
     PostgreSQL kept nothing of a transaction it aborted for a conflict, nor of one whose
-    connection broke before ``COMMIT`` (``_Unsure``: during it, it may have kept it all).
+    connection broke before ``COMMIT`` (``UnsureWriteError``: during it, it may have kept it all).
     """
-    if isinstance(exc, _Unsure):
+    if isinstance(exc, UnsureWriteError):
         return None
     if (why := conflict(exc)) is not None:
         return why
@@ -278,8 +331,8 @@ def _transaction(raw: Connection, batch: list[_Item]) -> list[_Outcome]:
     """
     try:
         raw.execute("BEGIN IMMEDIATE")
-    except Exception as exc:  # a lock held past busy_timeout, disk full...
-        raise StoreError(f"could not start a write: {exc}") from exc
+    except Exception as exc:  # a lock held past busy_timeout, disk full, a server gone...
+        raise _refused("could not start a write", exc) from exc
     alone = len(batch) == 1
     try:
         outcomes: list[_Outcome] = []
@@ -307,17 +360,24 @@ def _transaction(raw: Connection, batch: list[_Item]) -> list[_Outcome]:
             raw.execute("COMMIT")
         except Exception as exc:
             if connection_lost(raw):
-                raise _Unsure(
+                raise UnsureWriteError(
                     f"the connection to the database broke while {len(batch)} writes were "
                     f"being committed: they may or may not have been stored ({exc})"
                 ) from exc
             log.warning("commit failed, rolling back %d writes: %s", len(batch), exc)
-            raise StoreError(f"could not commit: {exc}") from exc
+            raise _refused("could not commit", exc) from exc
         return outcomes
     except BaseException:
         if not connection_lost(raw) and raw.in_transaction:
             raw.execute("ROLLBACK")
         raise
+
+
+def _refused(what: str, exc: BaseException) -> StoreError:
+    """``what`` failed because of ``exc``: a ``DatabaseUnavailableError`` when the database
+    refused it (the same batch may succeed later), else a plain ``StoreError``."""
+    kind = DatabaseUnavailableError if unavailable(exc) else StoreError
+    return kind(f"{what}: {exc}")
 
 
 def _connect(path: Path, busy_timeout_ms: int, synchronous: str) -> Any:

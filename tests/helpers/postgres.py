@@ -50,3 +50,16 @@ def fresh_database(server: Any) -> Iterator[str]:
         yield str(server.get_uri(name))
     finally:
         server.psql(f"DROP DATABASE IF EXISTS {name} WITH (FORCE);")
+
+
+@contextmanager
+def stopped(server: Any) -> Iterator[None]:
+    """``server`` stopped (``-m fast``: every connection cut) until the block ends, then
+    started again on the same socket, so the same URLs reach it."""
+    from pgserver.postgres_server import pg_ctl
+
+    pg_ctl(["-w", "-m", "fast", "stop"], pgdata=server.pgdata, user=server.system_user)
+    try:
+        yield
+    finally:
+        server.ensure_postgres_running()  # its folder is ours alone: no other starter to lock out

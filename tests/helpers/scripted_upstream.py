@@ -43,6 +43,7 @@ class Script:
     chunks: list[str] = field(default_factory=lambda: ["Hello", " there", "!"])
     delay: float = 0.0
     context_window: int | None = 8192
+    props_key: str | None = None  # /props answers 401 without this bearer key (--api-key)
     fail_status: int | None = None
     break_after: int | None = None  # drop the connection after this many chunks
     # For requests asking for JSON (sleep): the answer, or a function of the prompt giving it.
@@ -180,6 +181,11 @@ def build_upstream(script: Script, recorded: Recorded) -> Starlette:
 
     async def props(request: Request) -> Response:
         await record(request)
+        if (
+            script.props_key
+            and request.headers.get("authorization") != f"Bearer {script.props_key}"
+        ):
+            return JSONResponse({"error": {"message": "Invalid API Key"}}, 401)
         if script.context_window is None:
             return JSONResponse({"error": "no props"}, 404)
         return JSONResponse({"default_generation_settings": {"n_ctx": script.context_window}})

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import socket
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 
 import httpx
 import uvicorn
@@ -68,3 +72,51 @@ def wait_until_healthy(
         assert process.poll() is None, process.stdout.read().decode() if process.stdout else ""
         assert time.monotonic() < deadline, f"{name} did not come up"
         time.sleep(0.2)
+
+
+@dataclass
+class ProxyProcess:
+    """An ``orma proxy`` child: its URL, and once it stopped, what it printed."""
+
+    url: str
+    output: list[str] = field(default_factory=list)
+
+
+@contextmanager
+def proxy_process(
+    db: str | Path, upstream: str, home: Path, env: dict[str, str] | None = None
+) -> Iterator[ProxyProcess]:
+    """``orma proxy`` on ``db`` in front of ``upstream``, its own process on loopback, with
+    the MiniLM that ships with pip and ``env`` besides; stopped with SIGINT (as Ctrl-C
+    would) afterwards."""
+    port = free_port()
+    environment = {
+        **os.environ,
+        "ORMA_DB": str(db),
+        "ORMA_UPSTREAM": upstream,
+        "ORMA_DIR": str(home),
+        "ORMA_HOST": "127.0.0.1",
+        "ORMA_PORT": str(port),
+        "ORMA_EMBED_MODEL": "all-MiniLM-L6-v2-int8",
+        "HF_HUB_OFFLINE": "1",
+        "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
+        **(env or {}),
+    }
+    process = subprocess.Popen(
+        [sys.executable, "-m", "orma_proxy.cli", "proxy"],
+        env=environment,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    served = ProxyProcess(f"http://127.0.0.1:{port}")
+    try:
+        wait_until_healthy(served.url, process, "orma proxy")
+        yield served
+    finally:
+        process.send_signal(signal.SIGINT)
+        try:
+            out = process.communicate(timeout=60)[0]
+        except subprocess.TimeoutExpired:
+            process.kill()
+            out = process.communicate()[0]
+        served.output.extend(out.decode(errors="replace").splitlines())

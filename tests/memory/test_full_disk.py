@@ -7,15 +7,13 @@ it fail as a full disk does; raising it again is the disk freeing up.
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
-from typing import Any
 
 import pytest
 
-import orma_proxy.store.writer as writer_module
 from orma_proxy import AsyncMemory, OrmaConfig
 from orma_proxy.errors import StoreError
 from tests.helpers.embedders import HashingEmbedder
+from tests.helpers.full_disk import fill_disk, free_disk
 from tests.helpers.rawdb import scalar
 
 
@@ -27,16 +25,7 @@ async def test_indexing_behind_a_full_disk_resumes_by_itself_once_it_frees(
         await mem.add("The first note is about gardens.", space="a")
         await mem.flush()
     pages = int(scalar(config.resolved_db_path(), "PRAGMA page_count"))
-    writers: list[Any] = []
-    connect = writer_module._connect
-
-    def limited(path: Path, busy_timeout_ms: int, synchronous: str) -> Any:
-        conn = connect(path, busy_timeout_ms, synchronous)
-        conn.execute(f"PRAGMA max_page_count = {pages}")
-        writers.append(conn)
-        return conn
-
-    monkeypatch.setattr(writer_module, "_connect", limited)
+    writers = fill_disk(monkeypatch, pages)
     async with AsyncMemory(config=config, embedder=HashingEmbedder()) as mem:
         episode_id = await mem.add("The boiler code is 4417.", space="b")
         with pytest.raises(StoreError, match="indexing failed"):
@@ -47,7 +36,7 @@ async def test_indexing_behind_a_full_disk_resumes_by_itself_once_it_frees(
         assert (await mem.stats("b")).pending_vectors == 1
 
         [writer] = writers
-        writer.execute("PRAGMA max_page_count = 1000000000")  # the disk frees up
+        free_disk(writer)
         # Nothing asks for it from here on: only the indexer's own retry can embed it.
         for _ in range(600):
             if not (await mem.stats("b")).pending_vectors:

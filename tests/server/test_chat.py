@@ -10,11 +10,13 @@ from typing import Any
 import httpx
 import pytest
 
-from orma_proxy import Memory
+from orma_proxy import Memory, OrmaConfig
 from orma_proxy.embed.onnx import OnnxEmbedder
 from orma_proxy.memory.messages import WEBUI_TASK_PREFIX
-from orma_proxy.server import proxy_state
+from orma_proxy.server import create_app, proxy_state
 from tests.helpers.proxy import Proxy, episodes, wait_for_episodes
+from tests.helpers.scripted_upstream import Upstream
+from tests.helpers.serving import serve
 
 pytestmark = pytest.mark.both_backends
 
@@ -255,6 +257,31 @@ def test_block_respects_the_models_context_window(proxy: Proxy, embedder: OnnxEm
     assert 0 < tokens <= 200
     block = last_upstream_body(proxy)["messages"][0]["content"]
     assert embedder.count_tokens(block) <= 200
+
+
+@pytest.mark.parametrize("configured", [True, False], ids=["upstream_api_key", "client_key"])
+def test_the_context_window_is_asked_with_the_key_the_chat_carries(
+    proxy_config: OrmaConfig, upstream: Upstream, embedder: OnnxEmbedder, configured: bool
+) -> None:
+    """llama-server started with ``--api-key`` answers ``/props`` only with the key: the
+    window probe carries the one the chat carries, configured or the client's own."""
+    key = "sk-llama-server"
+    config = proxy_config.model_copy(update={"upstream_api_key": key if configured else None})
+    with Memory(config=config, embedder=embedder) as mem:
+        for i in range(40):
+            mem.add(f"Project note {i}: the deployment of service {i} uses port {8000 + i}.")
+    upstream.script.context_window = 800  # 25% share -> at most 200 tokens
+    upstream.script.props_key = key
+    with serve(create_app(config, embedder=embedder)) as served:
+        response = httpx.post(
+            f"{served.url}/v1/chat/completions",
+            json={"model": "m", "messages": [{"role": "user", "content": "Which port?"}]},
+            headers={} if configured else {"authorization": f"Bearer {key}"},
+        )
+    assert response.status_code == 200, response.text
+    assert 0 < int(response.headers["x-orma-memory-tokens"]) <= 200
+    probes = [r for r in upstream.recorded.requests if r["path"] == "/props"]
+    assert probes[0]["headers"].get("authorization") == f"Bearer {key}"  # the chat's probe
 
 
 def test_last_block_endpoint_shows_what_was_injected(proxy: Proxy, embedder: OnnxEmbedder) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import socket
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -207,6 +208,37 @@ def test_oversized_bodies_get_413(
             yield json.dumps(big).encode()
 
         response = httpx.post(f"{proxy.url}/v1/chat/completions", content=chunked())
+        assert_openai_error(response, 413, "payload_too_large")
+    assert not upstream.recorded.requests
+
+
+def test_a_client_still_sending_past_the_limit_reads_the_413_not_a_reset(
+    upstream: Upstream, tmp_path: Path, embedder: OnnxEmbedder
+) -> None:
+    """The proxy reads what is still coming (to a bound) before it answers 413: closing on
+    a client mid-send resets its connection, and the client never reads the answer."""
+    config = OrmaConfig(
+        home=tmp_path, db_path=tmp_path / "m.db", upstream=f"{upstream.url}/v1",
+        max_body_bytes=1 << 20,
+    )  # fmt: skip
+    size, piece = 25 << 20, b"x" * (1 << 20)
+    with serve(create_app(config, embedder=embedder)) as proxy:
+        host, port = proxy.url.removeprefix("http://").split(":")
+        with socket.create_connection((host, int(port)), timeout=60) as client:
+            client.sendall(
+                f"POST /v1/chat/completions HTTP/1.1\r\nhost: {host}\r\n"
+                f"content-type: application/json\r\ncontent-length: {size}\r\n\r\n".encode()
+            )
+            for sent in range(0, size, len(piece)):
+                client.sendall(piece)
+                if sent == 2 * len(piece):
+                    time.sleep(0.5)  # a slow client: the answer would be out by now
+            answer = b""
+            while b"\r\n\r\n" not in answer:
+                answer += client.recv(65536)
+        assert answer.startswith(b"HTTP/1.1 413 "), answer[:200]
+        chunked = iter([piece] * 25)  # no content-length: the limit applies while reading
+        response = httpx.post(f"{proxy.url}/v1/chat/completions", content=chunked, timeout=60)
         assert_openai_error(response, 413, "payload_too_large")
     assert not upstream.recorded.requests
 

@@ -18,12 +18,13 @@ from collections.abc import Callable
 import pytest
 
 from orma_proxy import AsyncMemory
-from orma_proxy.errors import StoreError
+from orma_proxy.errors import DatabaseUnavailableError, StoreError
 from orma_proxy.store.connect import Connection
 from orma_proxy.store.episodes import NewEpisode, insert_episode
 from orma_proxy.store.postgres.connection import connect
 from orma_proxy.store.writer import Writer
 from orma_proxy.text.segment import split_sentences
+from tests.helpers.postgres import stopped
 from tests.helpers.rawdb import rows, writing
 
 pytestmark = pytest.mark.parametrize("backend", ["postgres"], indirect=True)
@@ -201,3 +202,24 @@ async def test_a_write_cut_off_while_committing_is_reported_not_repeated(
     assert runs == 1
     await amem.add("The next write finds a new connection.")
     assert rows(url, "SELECT text FROM episodes") == [("The next write finds a new connection.",)]
+
+
+async def test_the_writer_outlives_a_server_stopped_then_started(
+    amem: AsyncMemory, pg_server: object
+) -> None:
+    """A write while the server is down fails (nothing stored, say so); the writer lives,
+    says writes fail, and the next writes once the server is back are stored."""
+    url = str(amem.location)
+    await amem.add("Written before the outage.")
+    assert amem.writes_failing is None
+    with stopped(pg_server):
+        with pytest.raises(DatabaseUnavailableError, match="cannot connect to PostgreSQL"):
+            await amem.add("Written while the server is down.")
+        assert "cannot connect to PostgreSQL" in (amem.writes_failing or "")
+    for n in range(3):
+        await amem.add(f"Written after the outage, note {n}.")
+    assert amem.writes_failing is None
+    assert [text for (text,) in rows(url, "SELECT text FROM episodes ORDER BY id")] == [
+        "Written before the outage.",
+        *(f"Written after the outage, note {n}." for n in range(3)),
+    ]
