@@ -24,7 +24,8 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Generic, TypeVar, get_origin
+from types import NoneType
+from typing import Any, Generic, TypeVar, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
@@ -47,6 +48,9 @@ OTHER_ENV = frozenset(
 )
 # Fields a variable cannot set: the proxy reads ORMA_API_KEYS as 'key=space,...;...'.
 NOT_FROM_ENV = frozenset({"api_keys"})
+# What sets a number documented as "None = off" (or "None asks ...") to None: neither a
+# variable nor TOML can write None, and no number is spelled so.
+NONE_WORDS = frozenset({"none", "off"})
 
 DEFAULT = "default"
 CODE = "code"
@@ -141,8 +145,21 @@ def _from_env(fields: Mapping[str, FieldInfo], environ: Mapping[str, str]) -> di
         raw = environ.get(env_name(name))
         if raw is None or name in NOT_FROM_ENV:
             continue
-        values[name] = _env_value(name, raw, get_origin(info.annotation))
+        values[name] = (
+            None if _means_none(info, raw) else _env_value(name, raw, get_origin(info.annotation))
+        )
     return values
+
+
+def _means_none(info: FieldInfo, value: object) -> bool:
+    """``none``/``off`` for a number that may be None: only numbers, so no text is taken."""
+    kinds = set(get_args(info.annotation))
+    return (
+        NoneType in kinds
+        and kinds - {NoneType} <= {int, float}
+        and isinstance(value, str)
+        and value.strip().lower() in NONE_WORDS
+    )
 
 
 def _env_value(name: str, raw: str, origin: object) -> Any:
@@ -174,7 +191,7 @@ def _from_file(fields: Mapping[str, FieldInfo], path: Path) -> dict[str, Any]:
     unknown = sorted(set(data) - set(fields))
     if unknown:
         raise ConfigError(f"{path}: unknown key {_suggest(unknown[0], fields)}")
-    return data
+    return {key: None if _means_none(fields[key], v) else v for key, v in data.items()}
 
 
 def _suggest(key: str, known: Mapping[str, object]) -> str:

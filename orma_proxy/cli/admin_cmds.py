@@ -106,6 +106,12 @@ def config(
         return
     found = "" if loaded.file_found else " (not found: defaults and environment only)"
     say(cli.out, f"Config file: {loaded.file}{found}")
+    if not cli.out.is_terminal:  # piped: one setting a line, for grep, not a wrapped table
+        for name, field in OrmaConfig.model_fields.items():
+            shown = "None" if values[name] is None else " ".join(str(values[name]).split())
+            cells = (name, shown, loaded.origins[name], " ".join((field.description or "").split()))
+            typer.echo("\t".join(cells))  # rich would turn the tabs into spaces
+        return
     table = Table("Setting", "Value", "From", "What it does", box=box.SIMPLE_HEAD)
     for name, field in OrmaConfig.model_fields.items():
         shown = "" if values[name] is None else str(values[name])

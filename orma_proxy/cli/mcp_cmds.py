@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -37,6 +39,18 @@ def _server_args(db: str | None, space: str) -> list[str]:
     return [*args, "--space", space] if space != DEFAULT_SPACE else args
 
 
+def orma_program(argv0: str) -> list[str]:
+    """How a client starts this ``orma``: its absolute path (the script run, else the one on
+    PATH), or this Python with ``-m orma_proxy.cli`` when there is no ``orma`` script."""
+    run = Path(argv0)
+    if run.stem == "orma" and run.is_file():
+        return [str(run.resolve())]
+    found = shutil.which("orma")
+    if found:
+        return [str(Path(found).resolve())]
+    return [sys.executable, "-m", "orma_proxy.cli"]
+
+
 @app.command(rich_help_panel="Serve")
 def mcp(
     ctx: typer.Context,
@@ -57,7 +71,8 @@ def mcp(
 ) -> None:
     """Serve memory to coding agents over MCP on stdin/stdout (Claude Code, Cursor, Windsurf).
 
-    Tools: orma_recall, orma_remember, orma_forbid, orma_facts, orma_forget.
+    Tools: orma_recall, orma_remember, orma_forbid, orma_facts, orma_forget,
+    orma_release, orma_unrelease, orma_purge.
     --space is the tools' default space. Sleep consolidates in the background
     with the --upstream LLM, or with rules when it cannot be reached. Logs go
     to stderr; stdout carries the protocol only.
@@ -66,7 +81,7 @@ def mcp(
     """
     cli = state(ctx)
     if print_config is not None:
-        found = snippet(print_config, _server_args(db, space))
+        found = snippet(print_config, orma_program(sys.argv[0]), _server_args(db, space))
         typer.echo(found.text)
         say(cli.err, found.where)
         return

@@ -335,12 +335,18 @@ def search(
     k: Annotated[int, typer.Option("-k", help="How many passages.", metavar="N", min=1)] = 10,
     space: SpaceOption = DEFAULT_SPACE,
     db: DbOption = None,
+    every: Annotated[
+        bool, typer.Option("--all", help="Also show, marked, the passages below the noise floor.")
+    ] = False,
     json_out: JsonOption = False,
 ) -> None:
     """Find remembered passages by words and by meaning (no LLM involved).
 
-    Ranks sentences of one space by BM25 and by vector similarity, fused;
-    the score is the fused rank score, higher is better.
+    Ranks sentences of one space by BM25 and by vector similarity, fused. The
+    score is relative to the best passage (1.00); --json also gives the raw
+    fused score. A passage that shares no word with the query and is no closer
+    to it than text about nothing (recall's noise floor) is left out, as recall
+    would leave it out; --all shows it, marked.
 
     Example:
 
@@ -349,6 +355,7 @@ def search(
     cli = state(ctx)
     with open_memory(cli, db, must_exist=True) as memory:
         result = memory.search(query, space=space, k=k)
+    best = max((p.score for p in result.passages), default=1.0) or 1.0
     if json_out:
         print_json(
             {
@@ -358,6 +365,8 @@ def search(
                     {
                         "text": p.text,
                         "score": p.score,
+                        "relative": p.score / best,
+                        "below_floor": p.sentence_id in result.below_floor,
                         "said_at": p.said_at.isoformat(),
                         "role": p.role,
                         "speaker": p.speaker,
@@ -369,17 +378,23 @@ def search(
             }
         )
         return
-    if not result.passages:
-        say(cli.out, f"Nothing in space {space!r} matches {query!r}.")
+    shown = [p for p in result.passages if every or p.sentence_id not in result.below_floor]
+    hidden = len(result.passages) - len(shown)
+    if not shown:
+        more = f" ({hidden} below the noise floor: --all shows them)" if hidden else ""
+        say(cli.out, f"Nothing in space {space!r} matches {query!r}.{more}")
         return
     table = Table(
         "Score", "Said", "Text", box=box.SIMPLE_HEAD, title=Text(f"{query!r} in {space!r}")
     )
-    for p in result.passages:
+    for p in shown:
         said = p.said_at.astimezone().strftime("%Y-%m-%d %H:%M")
         text = f"{p.speaker}: {p.text}" if p.speaker else p.text
-        table.add_row(f"{p.score:.4f}", said, Text(text))
+        low = p.sentence_id in result.below_floor
+        table.add_row(f"{p.score / best:.2f}", said, Text(f"(below floor) {text}" if low else text))
     cli.out.print(table)
+    if hidden:
+        say(cli.out, f"{hidden} more below the noise floor (--all shows them).")
 
 
 @app.command(rich_help_panel=PANEL)

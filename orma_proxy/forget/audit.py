@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import cast
 
-from orma_proxy.forget.results import Affected, AuditEntry, Operation
+from orma_proxy.forget.results import Affected, AuditEntry, Operation, counted
 from orma_proxy.store import Connection, Reader, audit_rows, insert_audit
 
 
@@ -27,7 +27,7 @@ def write_audit(
     ``extra`` adds ids beyond ``affected`` (the release undone, the correction's episode).
     """
     ids = {**affected.as_dict(), **(extra or {})}
-    return insert_audit(conn, space, operation, ids, affected.count, now)
+    return insert_audit(conn, space, operation, ids, counted(operation, affected), now)
 
 
 async def read_audit(reader: Reader, space: str | None, limit: int | None) -> list[AuditEntry]:

@@ -48,6 +48,12 @@ class Affected:
         return {kind: list(getattr(self, kind)) for kind in KINDS}
 
 
+def counted(operation: Operation, affected: Affected) -> int:
+    """A result's ``count``: a purge counts the episodes it erases (one message is one,
+    whatever passages it held); the others count every item they touch."""
+    return len(affected.episodes) if operation == "purge" else affected.count
+
+
 @dataclass(frozen=True)
 class ForgetResult:
     """The outcome of ``supersede``, ``release``, ``unrelease`` or ``purge``.
@@ -70,7 +76,7 @@ class ForgetResult:
 
     @property
     def count(self) -> int:
-        return self.affected.count
+        return counted(self.operation, self.affected)
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready, for ``--json``, MCP and the proxy's ``/_orma/forget``."""

@@ -13,7 +13,7 @@ _WHERE = {
     "claude-code": "Run it in your project (with `--scope user` after `add`: every project).",
     "cursor": "Put it in .cursor/mcp.json in the project, or ~/.cursor/mcp.json for all projects.",
     "windsurf": "Put it in ~/.codeium/windsurf/mcp_config.json (Settings > MCP > raw config).",
-    "generic": "Any MCP client: stdio transport, command `orma`, the arguments shown.",
+    "generic": "Any MCP client: stdio transport, the command and arguments shown.",
 }
 
 
@@ -25,13 +25,18 @@ class Snippet:
     where: str
 
 
-def snippet(client: str, args: Sequence[str] = ()) -> Snippet:
-    """The configuration for ``client`` running ``orma mcp ARGS...``."""
+def snippet(client: str, program: Sequence[str], args: Sequence[str] = ()) -> Snippet:
+    """The configuration for ``client`` running ``PROGRAM mcp ARGS...``.
+
+    ``program`` is ``orma`` by its absolute path (or the Python running it with
+    ``-m``): a client starts it with its own PATH, which seldom holds the venv's.
+    """
     if client not in CLIENTS:
         raise ValueError(f"unknown MCP client {client!r}: use one of {', '.join(CLIENTS)}")
-    command = ["mcp", *args]
+    command = [*program, "mcp", *args]
     if client == "claude-code":
-        text = shlex.join(["claude", "mcp", "add", "orma", "--", "orma", *command])
+        text = shlex.join(["claude", "mcp", "add", "orma", "--", *command])
     else:
-        text = json.dumps({"mcpServers": {"orma": {"command": "orma", "args": command}}}, indent=2)
+        server = {"command": command[0], "args": command[1:]}
+        text = json.dumps({"mcpServers": {"orma": server}}, indent=2)
     return Snippet(text, _WHERE[client])

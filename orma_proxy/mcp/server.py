@@ -12,8 +12,12 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp.types import CallToolResult, InputRequiredResult
+from pydantic import ValidationError
 
 from orma_proxy import __version__
 from orma_proxy.config import OrmaConfig
@@ -30,8 +34,38 @@ start of each task. Record decisions, architecture rules and the user's constrai
 orma_remember; when the user says something must never be done, call orma_forbid at once. \
 Lines marked [FORBIDDEN: ...] in a recall are strict: never suggest, mention or do what \
 they forbid. orma_facts lists what is known; orma_forget closes what is no longer true. \
-When the user asks to stop remembering a topic, call orma_release; when they ask to delete \
-a secret or personal data for good, call orma_purge with dry_run first."""
+When the user asks to stop remembering a topic, call orma_release (orma_unrelease undoes \
+it); when they ask to delete a secret or personal data for good, call orma_purge with \
+dry_run first."""
+
+
+class OrmaMcpServer(MCPServer[Runtime]):
+    """The SDK's server, answering arguments that fail their schema in one plain line.
+
+    The SDK sends pydantic's whole report (model name, input type, a documentation
+    URL); an agent needs the argument, what was wrong and what it sent.
+    """
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Runtime, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            cause = exc.__cause__
+            if isinstance(exc, UnexpectedToolError) or not isinstance(cause, ValidationError):
+                raise
+            raise ToolError(bad_arguments(name, cause)) from cause
+
+
+def bad_arguments(tool: str, exc: ValidationError) -> str:
+    """``orma_forget: state_id: Input should be a valid integer, ... (got 'abc')``."""
+    parts = []
+    for error in exc.errors(include_url=False):
+        where = ".".join(str(part) for part in error["loc"]) or "arguments"
+        got = "" if error["type"] == "missing" else f" (got {error.get('input')!r:.80})"
+        parts.append(f"{where}: {error['msg']}{got}")
+    return f"{tool}: " + "; ".join(parts)
 
 
 def build_server(
@@ -47,7 +81,7 @@ def build_server(
             )
             yield runtime
 
-    server = MCPServer(
+    server = OrmaMcpServer(
         "orma",
         title="Orma memory",
         instructions=INSTRUCTIONS,

@@ -1,4 +1,5 @@
-"""The tools a coding agent gets: recall, remember, forbid, facts, forget, release and purge.
+"""The tools a coding agent gets: recall, remember, forbid, facts, forget, release, unrelease
+and purge.
 
 Each is a thin call into ``AsyncMemory`` with typed, described parameters, so
 the agent sees a precise JSON schema. An Orma error (a bad state id, an empty
@@ -49,6 +50,7 @@ StateIdArg = Annotated[int, Field(description="The id of the state, as orma_fact
 TopicArg = Annotated[
     str, Field(description="The topic to stop recalling, in plain words, e.g. 'my old job'.")
 ]
+ReleaseIdArg = Annotated[int, Field(description="The release_id orma_release returned.")]
 PurgeArg = Annotated[
     str, Field(description="Text whose episodes are erased for good, e.g. the secret itself.")
 ]
@@ -99,7 +101,7 @@ class Forgotten(BaseModel):
         description="Ids by kind: episodes, sentences (passages), states, events."
     )
     preview: list[str] = Field(description="The passages concerned.")
-    release_id: int | None = Field(None, description="The release, to undo with unrelease.")
+    release_id: int | None = Field(None, description="The release, to undo with orma_unrelease.")
     audit_id: int | None = Field(None, description="The audit row of a real action.")
 
 
@@ -214,10 +216,24 @@ def register_tools(server: MCPServer[Runtime], default_space: str) -> None:
     ) -> Forgotten:
         """Stop recalling a topic the user wants left alone: passages about it and their facts.
 
-        Unrelated memories stay. Nothing is deleted: `orma unrelease <release_id>` undoes it.
+        Unrelated memories stay. Nothing is deleted: orma_unrelease with the
+        returned release_id brings it all back.
         """
         with _tool_errors():
             result = await _runtime(ctx).memory.release(query, space, dry_run=dry_run)
+        return _forgotten(result)
+
+    @server.tool(
+        annotations=ToolAnnotations(
+            destructive_hint=False, idempotent_hint=False, open_world_hint=False
+        )
+    )
+    async def orma_unrelease(
+        release_id: ReleaseIdArg, ctx: OrmaContext, space: SpaceArg = default_space
+    ) -> Forgotten:
+        """Undo an orma_release: what it hid is recalled again, as before."""
+        with _tool_errors():
+            result = await _runtime(ctx).memory.unrelease(release_id, space)
         return _forgotten(result)
 
     @server.tool(

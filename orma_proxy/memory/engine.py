@@ -26,9 +26,11 @@ from orma_proxy.memory.forgetting import Forgetting
 from orma_proxy.memory.messages import inject_block, recall_query, text_of
 from orma_proxy.memory.portability import Portability
 from orma_proxy.memory.stats import Stats, collect_stats
+from orma_proxy.recall.candidates import Probe
 from orma_proxy.recall.floor import BackgroundFloor, QueryFloor
 from orma_proxy.recall.pack import MemoryBlock, TokenCounter, estimate_tokens
 from orma_proxy.recall.pipeline import RecallRequest, recall_block
+from orma_proxy.recall.relevance import below_floor
 from orma_proxy.recall.search import SearchResult, hybrid_search
 from orma_proxy.recall.states import matching_states
 from orma_proxy.recall.tokens import load_token_counter
@@ -243,9 +245,10 @@ class AsyncMemory(Forgetting, Portability):
         space = check_space(space)
         if k < 1:
             raise InputError("k must be at least 1")
+        probe = Probe()
         passages = await hybrid_search(
             db.reader,
-            self.embed_query,
+            probe.embedding(self.embed_query),
             query,
             space,
             k=k,
@@ -260,8 +263,22 @@ class AsyncMemory(Forgetting, Portability):
             cited = [p.sentence_id for p in passages]
             found = await matching_states(db.reader, space, query, cited, k)
             states, events = [*found[0]], [*found[1]]
+        below: frozenset[int] = frozenset()
+        floor, vector = self._query_floor, probe.vector
+        if floor is not None and vector is not None and passages:
+            least = await floor(vector, self.config.recall_topic_margin)
+            below = await db.reader.execute_fn(
+                lambda c: below_floor(
+                    c, passages, query, vector, least, self.config.recall_topic_share
+                )
+            )
         return SearchResult(
-            query=query, space=space, passages=passages, states=states, events=events
+            query=query,
+            space=space,
+            passages=passages,
+            states=states,
+            events=events,
+            below_floor=below,
         )
 
     async def recall(

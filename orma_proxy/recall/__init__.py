@@ -1,17 +1,19 @@
 """Recall: finding what a space remembers about a query, without any LLM call.
 
 ``recall_block`` builds the memory block (candidates, spreading activation,
-scores, packing); ``hybrid_search`` and ``matching_states`` answer a search;
+scores, packing); ``hybrid_search`` and ``matching_states`` answer a search,
+and ``below_floor`` marks what of it recall would count off the query's topic;
 ``AccessLog`` records what a block showed. States and events themselves are
 ``orma_proxy.facts``'.
 """
 
 from orma_proxy.recall.access import AccessLog, ItemKey
-from orma_proxy.recall.candidates import Candidate, Pool, items_by_id
+from orma_proxy.recall.candidates import Candidate, Pool, Probe, items_by_id
 from orma_proxy.recall.floor import BackgroundFloor, QueryFloor
 from orma_proxy.recall.pack import MemoryBlock, TokenCounter, estimate_tokens
 from orma_proxy.recall.pipeline import RecallRequest, rank_pool, recall_block
 from orma_proxy.recall.rank import boosts
+from orma_proxy.recall.relevance import below_floor
 from orma_proxy.recall.search import Passage, SearchResult, hybrid_search
 from orma_proxy.recall.states import matching_states
 from orma_proxy.recall.temporal import History
@@ -26,10 +28,12 @@ __all__ = [
     "MemoryBlock",
     "Passage",
     "Pool",
+    "Probe",
     "QueryFloor",
     "RecallRequest",
     "SearchResult",
     "TokenCounter",
+    "below_floor",
     "boosts",
     "estimate_tokens",
     "hybrid_search",

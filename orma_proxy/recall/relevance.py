@@ -41,7 +41,7 @@ from orma_proxy.store import Connection, float_vectors
 from orma_proxy.text.attributes import groups_of, kinds_shown, state_attributes, stem
 from orma_proxy.text.grams import cjk_grams
 
-__all__ = ["core_kinds", "is_core", "relevant", "topics"]
+__all__ = ["below_floor", "core_kinds", "is_core", "relevant", "topics"]
 
 _FILLER_STEMS = frozenset(stem(w) for w in FILLER)
 
@@ -97,8 +97,7 @@ def relevant(
     floor = pool.query.floor if pool.query.floor is not None else 0.0
     now = [_normal(text) for text in (query, *seen)]
     rivals = [sims[_sentence(c)] for c in matched if _sentence(c) in sims and not _said(c, now)]
-    best = max(rivals, default=floor)
-    least = floor + share * max(best - floor, 0.0)
+    least = _topic_least(rivals, floor, share)
     words = topics(query)
     return [
         c
@@ -108,6 +107,38 @@ def relevant(
         or bool(words & topics(_text(c)))
         or sims.get(_sentence(c), -1.0) >= least
     ]
+
+
+def below_floor(
+    conn: Connection,
+    passages: Sequence[Passage],
+    query: str,
+    vector: Vectors,
+    floor: float,
+    share: float | None,
+) -> frozenset[int]:
+    """The passages recall would count off the query's topic (``relevant``'s test).
+
+    Sharing none of the query's words, a passage is no nearer to it than ``floor``
+    (the query's noise floor at ``recall_topic_margin``) plus ``share`` of how far
+    above that the nearest passage is.
+    """
+    words = topics(query)
+    found = float_vectors(conn, {p.sentence_id for p in passages})
+    sims = {sid: float(v @ vector) for sid, v in found.items()}
+    least = _topic_least(list(sims.values()), floor, share or 0.0)
+    return frozenset(
+        p.sentence_id
+        for p in passages
+        if not words & topics(p.text) and sims.get(p.sentence_id, -1.0) < least
+    )
+
+
+def _topic_least(sims: Sequence[float], floor: float, share: float) -> float:
+    """What a line must reach to be on the topic: above ``floor`` by ``share`` of the best's
+    height above it (when nothing stands out, nothing above the floor is cut)."""
+    best = max(sims, default=floor)
+    return floor + share * max(best - floor, 0.0)
 
 
 def topics(text: str) -> set[str]:

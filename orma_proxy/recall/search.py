@@ -65,13 +65,19 @@ class Passage:
 
 @dataclass(frozen=True)
 class SearchResult:
-    """What recall found. ``states`` and ``events`` come from sleep consolidation."""
+    """What recall found. ``states`` and ``events`` come from sleep consolidation.
+
+    ``below_floor`` holds the passages (by sentence id) that recall would count off
+    the query's topic (``recall/relevance.py``): none of the query's words, and not
+    far enough above the query's noise floor (``recall_topic_margin``, ``_share``).
+    """
 
     query: str
     space: str
     passages: list[Passage] = field(default_factory=list)
     states: list[object] = field(default_factory=list)
     events: list[object] = field(default_factory=list)
+    below_floor: frozenset[int] = frozenset()
 
 
 def rrf_fuse(

@@ -103,7 +103,10 @@ def create_app(
             )
             if own_process:
                 _settle_heap()
-            log.info("orma proxy: upstream %s, database %s", upstream.base, config.shown_db())
+            if viz_at_root:  # `orma viz`: no LLM behind it, so no upstream to name
+                log.info("orma viz: database %s", config.shown_db())
+            else:
+                log.info("orma proxy: upstream %s, database %s", upstream.base, config.shown_db())
             try:
                 yield
             finally:

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from orma_proxy.cli.serve_cmds import proxy_config
+from orma_proxy.config import OrmaConfig
 from tests.helpers.cli import Orma
 
 
@@ -28,6 +29,11 @@ def test_config_says_where_each_value_came_from(
     table = orma("config").stdout
     assert f"Config file: {orma_home / 'config.toml'}" in table
     assert "env ORMA_SEARCH_K" in table
+    # Not a terminal: one setting a line (name, value, origin, what it does), never wrapped.
+    lines = table.splitlines()[1:]
+    assert [line.split("\t")[0] for line in lines] == list(OrmaConfig.model_fields)
+    assert all(len(line.split("\t")) == 4 for line in lines)
+    assert "search_k\t7\tenv ORMA_SEARCH_K\t" in table and "\nmodel\tNone\tdefault\t" in table
     monkeypatch.setenv("ORMA_DB", "postgresql://orma:secret@db:5432/orma")
     on_server = json.loads(orma("config", "--json").stdout)
     assert (on_server["db_path"], on_server["db_url"]) == (None, "(hidden)")

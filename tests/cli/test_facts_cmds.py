@@ -7,10 +7,13 @@ rule-based extractor makes the states.
 from __future__ import annotations
 
 import json
+import shlex
+import sys
 from pathlib import Path
 
 import pytest
 
+from orma_proxy.cli.mcp_cmds import orma_program
 from tests.helpers.cli import Orma
 from tests.helpers.serving import free_port
 
@@ -213,15 +216,34 @@ def test_help_lists_every_command(orma: Orma) -> None:
 
 
 def test_mcp_print_config_for_each_client(orma: Orma, db: Path) -> None:
-    assert _ok(orma, "mcp", "--print-config", "claude-code") == "claude mcp add orma -- orma mcp\n"
+    program = orma_program(sys.argv[0])  # a client's PATH seldom holds the venv: a full path
+    assert Path(program[0]).is_absolute() and Path(program[0]).is_file()
+    expected = shlex.join(["claude", "mcp", "add", "orma", "--", *program, "mcp"]) + "\n"
+    assert _ok(orma, "mcp", "--print-config", "claude-code") == expected
     for client in ("cursor", "windsurf", "generic"):
         result = orma("mcp", "--print-config", client, "--db", db, "--space", "work")
         assert result.exit_code == 0
+        args = [*program[1:], "mcp", "--db", str(db), "--space", "work"]
         assert json.loads(result.stdout) == {
-            "mcpServers": {
-                "orma": {"command": "orma", "args": ["mcp", "--db", str(db), "--space", "work"]}
-            }
+            "mcpServers": {"orma": {"command": program[0], "args": args}}
         }
         assert result.stderr.strip()  # where the snippet goes
     bad = orma("mcp", "--print-config", "vim")
     assert bad.exit_code == 2 and "claude-code" in bad.stderr
+
+
+def test_the_mcp_command_is_the_orma_that_ran_by_its_absolute_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    script = tmp_path / "venv" / "bin" / "orma"
+    script.parent.mkdir(parents=True)
+    script.write_text("#!/bin/sh\n")
+    script.chmod(0o755)
+    monkeypatch.chdir(script.parent)
+    assert orma_program("./orma") == [str(script)]  # as typed, made absolute
+    monkeypatch.setenv("PATH", str(script.parent))
+    assert orma_program("/usr/lib/python3/site-packages/orma_proxy/cli/__main__.py") == [
+        str(script)
+    ]
+    monkeypatch.setenv("PATH", str(tmp_path / "nowhere"))
+    assert orma_program("-c") == [sys.executable, "-m", "orma_proxy.cli"]

@@ -34,8 +34,10 @@ def test_search_json_shape(orma: Orma, db: Path) -> None:
     assert len(found["passages"]) == 2
     first = found["passages"][0]
     assert set(first) == {
-        "text", "score", "said_at", "role", "speaker", "episode_id", "sentence_id"
+        "text", "score", "relative", "below_floor", "said_at", "role", "speaker", "episode_id",
+        "sentence_id",
     }  # fmt: skip
+    assert (first["relative"], first["below_floor"]) == (1.0, False)
     assert first["speaker"] is None
     assert first["text"] == NOTES[1]
     assert isinstance(first["score"], float)
@@ -51,6 +53,38 @@ def test_search_prints_a_table(orma: Orma, db: Path) -> None:
     assert "Score" in result.stdout and "Said" in result.stdout
     assert "My dentist is Dr. Rao in Kothrud." in result.stdout
     assert datetime.now().strftime("%Y-%m-%d") in result.stdout
+
+
+PETS = [
+    "My dentist is Dr. Rao in Kothrud.",
+    "I cooked biryani for the team on Friday.",
+    "My manager Priya moved to the Berlin office.",
+    "Our dog is called Bruno and he loves the beach.",
+]
+
+
+def test_search_shows_what_is_above_recall_s_floor_scored_against_the_best(
+    orma: Orma, db: Path
+) -> None:
+    assert orma("add", *PETS, "--db", db).exit_code == 0
+    found = json.loads(orma("search", "dog name", "-k", "3", "--db", db, "--json").stdout)
+    flags = {p["text"]: p["below_floor"] for p in found["passages"]}
+    below = sum(flags.values())  # the vectors' own floor already left some out of k
+    assert flags[PETS[3]] is False and below == len(flags) - 1 >= 1, flags
+    relative = [p["relative"] for p in found["passages"]]
+    assert relative[0] == 1.0 and all(0 < r < 1 for r in relative[1:])
+    assert found["passages"][0]["score"] < 0.1  # the raw fused score, kept for scripts
+    shown = orma("search", "dog name", "-k", "3", "--db", db)
+    assert shown.exit_code == 0, shown.stderr
+    assert PETS[3] in shown.stdout and " 1.00 " in shown.stdout
+    for other in PETS[:3]:  # k is not filled with what the query is not about
+        assert other not in shown.stdout, shown.stdout
+    said = f"{below} more below the noise floor (--all shows them)."
+    assert shown.stdout.rstrip().endswith(said)
+    every = orma("search", "dog name", "-k", "3", "--all", "--db", db).stdout
+    assert every.count("(below floor)") == below and PETS[3] in every
+    asked = orma("search", "who is my dentist?", "--db", db).stdout
+    assert PETS[0] in asked and PETS[3] not in asked  # a topic word or the nearest: kept
 
 
 @pytest.mark.both_backends

@@ -87,6 +87,7 @@ def test_orma_viz_serves_the_page_without_an_llm_and_never_consolidates(
     assert proc.returncode == 130, err  # Ctrl-C, after a clean shutdown:
     assert "Application shutdown complete." in err
     assert f"Orma viz of {db} on {url}" in err
+    assert "orma viz: database" in err and "orma proxy" not in err  # it names itself
 
 
 def test_orma_viz_refuses_a_database_that_is_not_there(orma: Orma, tmp_path: Path) -> None:

@@ -45,7 +45,9 @@ def test_the_proxy_forgets_for_the_key_s_own_space_only(proxy: str, config: Orma
     assert dry.status_code == 200, dry.text
     assert (dry.json()["space"], dry.json()["preview"]) == ("alice", [SECRET])
     done = _post(proxy, purge).json()
-    assert (done["count"], done["compacted"], done["dry_run"]) == (2, True, False)
+    # One episode erased (its passage goes with it): a purge counts episodes.
+    assert (done["count"], done["compacted"], done["dry_run"]) == (1, True, False)
+    assert len(done["affected"]["episodes"]) == 1 and done["affected"]["sentences"]
     for dry_run in (True, False):  # nothing left to match: a 404 naming the closest lines
         missed = _post(proxy, {**purge, "dry_run": dry_run})
         assert missed.status_code == 404, missed.text
@@ -75,7 +77,7 @@ async def test_the_mcp_tools_release_and_purge(config: OrmaConfig, embedder: Onn
         await client.call_tool("orma_remember", {"text": "Deploys go through the staging cluster."})
         dry = await client.call_tool("orma_purge", {"query": "alarm code", "dry_run": True})
         assert dry.structured_content is not None
-        assert (dry.structured_content["count"], dry.structured_content["preview"]) == (2, [SECRET])
+        assert (dry.structured_content["count"], dry.structured_content["preview"]) == (1, [SECRET])
         gone = await client.call_tool("orma_purge", {"query": "alarm code"})
         assert gone.structured_content is not None and not gone.structured_content["dry_run"]
         hidden = await client.call_tool("orma_release", {"query": "staging deploys"})
@@ -84,6 +86,21 @@ async def test_the_mcp_tools_release_and_purge(config: OrmaConfig, embedder: Onn
         recall = await client.call_tool("orma_recall", {"query": "how do deploys work?"})
         text = "".join(getattr(c, "text", "") for c in recall.content)
         assert "staging" not in text and "80417" not in text
+        # The release is undone by a tool the agent has, not by a CLI it may not run.
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+        assert "orma unrelease" not in (tools["orma_release"].description or "")
+        back = await client.call_tool("orma_unrelease", {"release_id": 1})
+        assert back.structured_content is not None, back.content
+        assert back.structured_content["affected"] == hidden.structured_content["affected"]
+        recall = await client.call_tool("orma_recall", {"query": "how do deploys work?"})
+        assert "staging" in "".join(getattr(c, "text", "") for c in recall.content)
+        again = await client.call_tool("orma_unrelease", {"release_id": 1})
+        assert again.is_error  # undone already: never a second success
+        # An argument of the wrong type is one plain line naming it, no pydantic report.
+        wrong = await client.call_tool("orma_forget", {"state_id": "the editor fact"})
+        said = "".join(getattr(c, "text", "") for c in wrong.content)
+        assert wrong.is_error and said.startswith("orma_forget: state_id: "), said
+        assert "'the editor fact'" in said and "http" not in said and "\n" not in said
         empty = await client.call_tool("orma_purge", {"query": " "})
         assert empty.is_error
         for tool in ("orma_purge", "orma_release"):  # nothing matched is an error, never a success

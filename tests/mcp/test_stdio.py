@@ -33,6 +33,7 @@ TOOLS = {
     "orma_facts",
     "orma_forget",
     "orma_release",
+    "orma_unrelease",
     "orma_purge",
 }
 RULE = "Never chain PowerShell commands with semicolons."

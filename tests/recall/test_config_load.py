@@ -114,3 +114,18 @@ def test_the_database_is_shown_without_its_password(tmp_path: Path) -> None:
     no_password = OrmaConfig(home=tmp_path).with_db("postgresql://orma@db/orma")
     assert no_password.shown_db() == "postgresql://orma@db/orma"
     assert OrmaConfig(home=tmp_path).shown_db() == str(tmp_path / "memory.db")
+
+
+def test_a_setting_documented_as_none_is_off_turns_off_from_env_and_file(tmp_path: Path) -> None:
+    write(tmp_path, 'recall_topic_share = "off"\nsleep_context_tokens = "None"\n')
+    env = {"ORMA_DIR": str(tmp_path), "ORMA_NOISE_FLOOR_BACKGROUND_QUANTILE": " none "}
+    config = load_config(OrmaConfig, environ=env).config
+    assert config.recall_topic_share is None and config.sleep_context_tokens is None
+    assert config.noise_floor_background_quantile is None
+    env = {"ORMA_DIR": str(tmp_path / "empty"), "ORMA_RECALL_TOPIC_SHARE": "OFF"}
+    assert load_config(OrmaConfig, environ=env).config.recall_topic_share is None
+    # Only numbers: a text setting keeps the word, and a required number refuses it.
+    env = {"ORMA_DIR": str(tmp_path / "empty"), "ORMA_MODEL": "none"}
+    assert load_config(OrmaConfig, environ=env).config.model == "none"
+    with pytest.raises(ConfigError, match="ORMA_SEARCH_K"):
+        load_config(OrmaConfig, environ={"ORMA_DIR": str(tmp_path), "ORMA_SEARCH_K": "off"})
