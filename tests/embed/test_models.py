@@ -175,3 +175,20 @@ def test_the_model_loads_on_first_use_and_its_rewritten_graph_is_made_once(
     assert first[1].split(" ", 1)[1] == second[1].split(" ", 1)[1]  # the same vector
     assert len(list((tmp_path / "cache" / "orma" / "rewritten").glob("*.onnx"))) == 1
     assert not (tmp_path / "home").exists()
+
+
+def test_the_offline_models_tokenizer_ships_with_orma() -> None:
+    """MiniLM's tokenizer.json comes with the package (no second package to install with
+    --no-deps), and it is BERT's uncased WordPiece: the ids the ONNX model was trained on."""
+    import gzip
+
+    from tokenizers import Tokenizer
+
+    import orma_proxy.embed
+
+    shipped = Path(orma_proxy.embed.__file__).parent / "minilm" / "tokenizer.json.gz"
+    tokenizer = Tokenizer.from_str(gzip.decompress(shipped.read_bytes()).decode("utf-8"))
+    tokenizer.no_padding()
+    ids = tokenizer.encode("Hello, world! Orma remembers.").ids
+    assert ids == [101, 7592, 1010, 2088, 999, 2030, 2863, 17749, 1012, 102]
+    assert tokenizer.get_vocab_size() == 30522
