@@ -214,6 +214,19 @@ class Description:
         found = [v[:-1] for v in self.values if len(v) >= 3] + list(self.phrases)
         return tuple(h for h in found if h.isascii())
 
+    def evidence_hints(self) -> tuple[str, ...]:
+        """Text of which every line showing some evidence holds one (lower case, ASCII).
+
+        A word's stem is its start (less a "y" that was "ies"), so a line whose
+        stems meet the kinds' or the words' holds that text. Empty when nothing
+        cuts: no kind or word, CJK phrases, a stem outside ASCII.
+        """
+        if self.phrases or not (self.groups or self.values):
+            return ()
+        wanted = group_stems(self.groups) | self.values
+        found = tuple(sorted({s[:-1] if s.endswith("y") else s for s in wanted}))
+        return found if all(h and h.isascii() for h in found) else ()
+
     def names_in(self, line: Line) -> bool:
         """Every name is in the line, or is who said it ("Asha: I moved to Pune")."""
         said = (line.speaker or "").casefold()

@@ -9,6 +9,7 @@ is concerned; ``store/tombstones.py`` matches the same way.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -19,7 +20,7 @@ from orma_proxy.store.connect import Connection
 from orma_proxy.store.episodes import space_tag
 from orma_proxy.store.postgres.connection import is_postgres
 from orma_proxy.store.postgres.search import on_topic as pg_on_topic
-from orma_proxy.store.rows import IN_IDS, as_record, id_list, int_column, iter_named, named_rows
+from orma_proxy.store.rows import IN_IDS, id_list, int_column, iter_named, named_rows
 
 
 def sentence_texts(conn: Connection, sentence_ids: Iterable[int]) -> list[str]:
@@ -134,38 +135,54 @@ class StoredLine:
 
 
 def space_lines(
-    conn: Connection, space: str, *, hidden: bool, holding: Sequence[str] = ()
+    conn: Connection,
+    space: str,
+    *,
+    hidden: bool,
+    holding: Sequence[str] = (),
+    holding_any: Sequence[str] = (),
+    with_ids: Iterable[int] = (),
 ) -> Iterator[StoredLine]:
     """Every sentence of ``space`` in id order (with ``hidden``, superseded and released too).
 
     A forgetting request is judged on every line by rules in Python (names as
     whole words, stems, identifiers in any spelling), which no index answers;
     the rows stream, so a large space is read once without being held.
-    ``holding``: only lines whose text holds each of these (ASCII case aside),
-    and lines with a speaker or a correction's subject, which may stand for a
-    name they do not spell: a cheap first cut the rules then judge.
+    ``holding``: only lines whose text holds each of these (ASCII case aside);
+    ``holding_any``: only those holding one of these, or one of ``with_ids``.
+    Either keeps lines with a speaker or a correction's subject, which may stand
+    for a name or a kind they do not spell: a cheap first cut the rules then judge.
     """
     shown = "" if hidden else "AND s.superseded_by IS NULL AND s.released_by IS NULL "
     cut = ""
-    if holding:
-        each = " AND ".join("instr(lower(s.text), ?) > 0" for _ in holding)
+    params: list[object] = [space]
+    if holding or holding_any:
+        tests = ["instr(lower(s.text), ?) > 0" for _ in holding]
+        # LIKE folds ASCII case as lower() does, without a copy of the text per test
+        tests += [" OR ".join("s.text LIKE ? ESCAPE '\\'" for _ in holding_any)] * bool(holding_any)
+        ids = f"OR s.id {IN_IDS} " if holding_any else ""
         cut = (
-            f"AND (({each}) OR json_extract(e.metadata, '$.speaker') IS NOT NULL "
+            f"AND (({') AND ('.join(tests)}) {ids}"
+            "OR json_extract(e.metadata, '$.speaker') IS NOT NULL "
             "OR json_extract(e.metadata, '$.corrects') IS NOT NULL) "
         )
-    rows = iter_named(
-        conn,
+        params += [h.lower() for h in holding]
+        params += ["%" + re.sub(r"([%_\\])", r"\\\1", h.lower()) + "%" for h in holding_any]
+        params += [id_list(with_ids)] if holding_any else []
+    rows = conn.execute(
         "SELECT s.id, s.episode_id, s.start, s.text, e.role, e.said_at, "
         "json_extract(e.metadata, '$.speaker') AS speaker, "
         "json_extract(e.metadata, '$.corrects') AS corrects, "
         "(s.superseded_by IS NOT NULL OR s.released_by IS NOT NULL) AS hidden "
         "FROM sentences s JOIN episodes e ON e.id = s.episode_id "
         f"WHERE s.space = ? {shown}{cut}ORDER BY s.id",
-        (space, *(h.lower() for h in holding)),
+        params,
     )
     for r in rows:
-        corrects = json.loads(r["corrects"]) if r["corrects"] else None
-        yield as_record(StoredLine, r, hidden=bool(r["hidden"]), corrects=corrects)
+        # by position, not as_record: the rows of a whole space are read here
+        id_, episode, start, text, role, said_at, speaker, corrects, gone = r
+        corrects = json.loads(corrects) if corrects else None
+        yield StoredLine(id_, episode, start, text, role, speaker, said_at, bool(gone), corrects)
 
 
 def episode_texts(conn: Connection, space: str) -> Iterator[tuple[int, str]]:
