@@ -134,6 +134,12 @@ class StoredLine:
     corrects: object  # a correction's note: the subject it recorded (JSON), else None
 
 
+# The FTS tokens of the first and second person ("I'm" is "i", "m"; "yours" stems as "your").
+_PERSONS = " OR ".join(
+    f'"{w}"' for w in ("i", "my", "me", "mine", "myself", "you", "your", "yours", "yourself")
+)
+
+
 def space_lines(
     conn: Connection,
     space: str,
@@ -142,6 +148,7 @@ def space_lines(
     holding: Sequence[str] = (),
     holding_any: Sequence[str] = (),
     with_ids: Iterable[int] = (),
+    about_user: bool = False,
 ) -> Iterator[StoredLine]:
     """Every sentence of ``space`` in id order (with ``hidden``, superseded and released too).
 
@@ -150,7 +157,11 @@ def space_lines(
     the rows stream, so a large space is read once without being held.
     ``holding``: only lines whose text holds each of these (ASCII case aside);
     ``holding_any``: only those holding one of these, or one of ``with_ids``.
-    Either keeps lines with a speaker or a correction's subject, which may stand
+    ``about_user`` (with ``holding_any``): only the user's turns and lines
+    holding a token of "I", "my", "me", "mine", "myself" or "you", "your",
+    "yours", "yourself" (the FTS index, SQLite only), which every line of ASCII
+    text in the first person or speaking to the user holds, and lines beyond ASCII.
+    Each keeps lines with a speaker or a correction's subject, which may stand
     for a name or a kind they do not spell: a cheap first cut the rules then judge.
     """
     shown = "" if hidden else "AND s.superseded_by IS NULL AND s.released_by IS NULL "
@@ -158,17 +169,23 @@ def space_lines(
     params: list[object] = [space]
     if holding or holding_any:
         tests = ["instr(lower(s.text), ?) > 0" for _ in holding]
-        # LIKE folds ASCII case as lower() does, without a copy of the text per test
-        tests += [" OR ".join("s.text LIKE ? ESCAPE '\\'" for _ in holding_any)] * bool(holding_any)
+        params += [h.lower() for h in holding]
+        if holding_any and about_user and not is_postgres(conn):  # the cheaper test first
+            fts = "SELECT rowid FROM sentence_fts WHERE sentence_fts MATCH ?"
+            # beyond ASCII, Python's words and cases are not FTS5's (a dotless i is "i"): no cut
+            tests.append(f"e.role = 'user' OR s.text GLOB '*[^ -~]*' OR s.id IN ({fts})")
+            params.append(f"space_tag:{space_tag(space)} AND ({_PERSONS})")
+        if holding_any:
+            # LIKE folds ASCII case as lower() does, without a copy of the text per test
+            tests.append(" OR ".join("s.text LIKE ? ESCAPE '\\'" for _ in holding_any))
+            params += ["%" + re.sub(r"([%_\\])", r"\\\1", h.lower()) + "%" for h in holding_any]
         ids = f"OR s.id {IN_IDS} " if holding_any else ""
+        params += [id_list(with_ids)] if holding_any else []
         cut = (
             f"AND (({') AND ('.join(tests)}) {ids}"
             "OR json_extract(e.metadata, '$.speaker') IS NOT NULL "
             "OR json_extract(e.metadata, '$.corrects') IS NOT NULL) "
         )
-        params += [h.lower() for h in holding]
-        params += ["%" + re.sub(r"([%_\\])", r"\\\1", h.lower()) + "%" for h in holding_any]
-        params += [id_list(with_ids)] if holding_any else []
     rows = conn.execute(
         "SELECT s.id, s.episode_id, s.start, s.text, e.role, e.said_at, "
         "json_extract(e.metadata, '$.speaker') AS speaker, "
