@@ -170,15 +170,22 @@ def space_lines(
     if holding or holding_any:
         tests = ["instr(lower(s.text), ?) > 0" for _ in holding]
         params += [h.lower() for h in holding]
-        if holding_any and about_user and not is_postgres(conn):  # the cheaper test first
-            fts = "SELECT rowid FROM sentence_fts WHERE sentence_fts MATCH ?"
-            # beyond ASCII, Python's words and cases are not FTS5's (a dotless i is "i"): no cut
-            tests.append(f"e.role = 'user' OR s.text GLOB '*[^ -~]*' OR s.id IN ({fts})")
-            params.append(f"space_tag:{space_tag(space)} AND ({_PERSONS})")
         if holding_any:
             # LIKE folds ASCII case as lower() does, without a copy of the text per test
             tests.append(" OR ".join("s.text LIKE ? ESCAPE '\\'" for _ in holding_any))
             params += ["%" + re.sub(r"([%_\\])", r"\\\1", h.lower()) + "%" for h in holding_any]
+        if holding_any and about_user and not is_postgres(conn):
+            # Beyond ASCII (more bytes than characters), Python's words and cases are not
+            # FTS5's (a dotless i is "i"): no cut. CASE: the cheaper test runs first.
+            fts = "SELECT rowid FROM sentence_fts WHERE sentence_fts MATCH ?"
+            person = (
+                f"e.role = 'user' OR s.id IN ({fts}) "
+                "OR length(CAST(s.text AS BLOB)) > length(s.text)"
+            )
+            tests[-1] = f"CASE WHEN {person} THEN ({tests[-1]}) ELSE FALSE END"
+            params.insert(
+                len(params) - len(holding_any), f"space_tag:{space_tag(space)} AND ({_PERSONS})"
+            )
         ids = f"OR s.id {IN_IDS} " if holding_any else ""
         params += [id_list(with_ids)] if holding_any else []
         cut = (
