@@ -214,6 +214,22 @@ class Description:
         found = [v[:-1] for v in self.values if len(v) >= 3] + list(self.phrases)
         return tuple(h for h in found if h.isascii())
 
+    def evidence_hints(self) -> tuple[str, ...]:
+        """Text of which every line showing some evidence holds one (lower case, ASCII).
+
+        A word's stem is its start (less a "y" that was "ies"), so a line whose
+        stems meet the kinds' or the words' holds that text. Empty when nothing
+        cuts: no kind or word, CJK phrases, a stem outside ASCII.
+        """
+        if self.phrases or not (self.groups or self.values):
+            return ()
+        wanted = group_stems(self.groups) | self.values
+        found = {s[:-1] if s.endswith("y") else s for s in wanted}
+        if not all(h and h.isascii() for h in found):
+            return ()
+        # a text holding "breakfast" holds "fast": one test is enough
+        return tuple(sorted(h for h in found if not any(o != h and o in h for o in found)))
+
     def names_in(self, line: Line) -> bool:
         """Every name is in the line, or is who said it ("Asha: I moved to Pune")."""
         said = (line.speaker or "").casefold()
@@ -274,7 +290,7 @@ class Description:
         ("and avoids eggs") stays with the rest.
         """
         whole = [(0, len(text), True)]
-        if not self.groups or self.identifiers:
+        if not self.groups or self.identifiers or not _may_cut(text):
             return whole
         spans = clauses(text)
         if len(spans) < 2:
@@ -288,6 +304,14 @@ class Description:
         if all(c[2] for c in cut) or not any(c[2] for c in cut):
             return whole
         return cut
+
+
+def _may_cut(text: str) -> bool:
+    """Could ``_CLAUSE_CUT`` cut ``text``? A plain test first: most lines hold no joiner."""
+    if not text.isascii():
+        return True  # case folding beyond ASCII: let the pattern decide
+    low = text.lower()
+    return ";" in low or any(w in low for w in ("and", "but", "while", "whereas"))
 
 
 def _code_in(code: str, tokens: set[str]) -> bool:

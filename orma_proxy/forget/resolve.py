@@ -159,7 +159,13 @@ def resolve(
     if d.empty:
         return Scope(d, _merge([], quoted))
     hints = d.hints() if d.anchored else d.value_hints()
-    for stored in space_lines(conn, space, hidden=hidden, holding=hints):
+    # The user's lines are most of a space, and only those showing the evidence
+    # (or a linked state, or a correction) can be chosen: cut to them first.
+    some = d.evidence_hints() if d.user else ()
+    rows = space_lines(
+        conn, space, hidden=hidden, holding=hints, holding_any=some, with_ids=cited, about_user=True
+    )
+    for stored in rows:
         corrects = Subject.from_json(stored.corrects)
         line = Line(stored.id, stored.text, about_user(stored), stored.speaker, corrects)
         if not d.anchored and not d.holds(line, linked=stored.id in cited):

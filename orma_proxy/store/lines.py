@@ -9,6 +9,7 @@ is concerned; ``store/tombstones.py`` matches the same way.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -19,7 +20,7 @@ from orma_proxy.store.connect import Connection
 from orma_proxy.store.episodes import space_tag
 from orma_proxy.store.postgres.connection import is_postgres
 from orma_proxy.store.postgres.search import on_topic as pg_on_topic
-from orma_proxy.store.rows import IN_IDS, as_record, id_list, int_column, iter_named, named_rows
+from orma_proxy.store.rows import IN_IDS, id_list, int_column, iter_named, named_rows
 
 
 def sentence_texts(conn: Connection, sentence_ids: Iterable[int]) -> list[str]:
@@ -133,39 +134,79 @@ class StoredLine:
     corrects: object  # a correction's note: the subject it recorded (JSON), else None
 
 
+# The FTS tokens of the first and second person ("I'm" is "i", "m"; "yours" stems as "your").
+_PERSONS = " OR ".join(
+    f'"{w}"' for w in ("i", "my", "me", "mine", "myself", "you", "your", "yours", "yourself")
+)
+
+
 def space_lines(
-    conn: Connection, space: str, *, hidden: bool, holding: Sequence[str] = ()
+    conn: Connection,
+    space: str,
+    *,
+    hidden: bool,
+    holding: Sequence[str] = (),
+    holding_any: Sequence[str] = (),
+    with_ids: Iterable[int] = (),
+    about_user: bool = False,
 ) -> Iterator[StoredLine]:
     """Every sentence of ``space`` in id order (with ``hidden``, superseded and released too).
 
     A forgetting request is judged on every line by rules in Python (names as
     whole words, stems, identifiers in any spelling), which no index answers;
     the rows stream, so a large space is read once without being held.
-    ``holding``: only lines whose text holds each of these (ASCII case aside),
-    and lines with a speaker or a correction's subject, which may stand for a
-    name they do not spell: a cheap first cut the rules then judge.
+    ``holding``: only lines whose text holds each of these (ASCII case aside);
+    ``holding_any``: only those holding one of these, or one of ``with_ids``.
+    ``about_user`` (with ``holding_any``): only the user's turns and lines
+    holding a token of "I", "my", "me", "mine", "myself" or "you", "your",
+    "yours", "yourself" (the FTS index, SQLite only), which every line of ASCII
+    text in the first person or speaking to the user holds, and lines beyond ASCII.
+    Each keeps lines with a speaker or a correction's subject, which may stand
+    for a name or a kind they do not spell: a cheap first cut the rules then judge.
     """
     shown = "" if hidden else "AND s.superseded_by IS NULL AND s.released_by IS NULL "
     cut = ""
-    if holding:
-        each = " AND ".join("instr(lower(s.text), ?) > 0" for _ in holding)
+    params: list[object] = [space]
+    if holding or holding_any:
+        tests = ["instr(lower(s.text), ?) > 0" for _ in holding]
+        params += [h.lower() for h in holding]
+        if holding_any:
+            # LIKE folds ASCII case as lower() does, without a copy of the text per test
+            tests.append(" OR ".join("s.text LIKE ? ESCAPE '\\'" for _ in holding_any))
+            params += ["%" + re.sub(r"([%_\\])", r"\\\1", h.lower()) + "%" for h in holding_any]
+        if holding_any and about_user and not is_postgres(conn):
+            # Beyond ASCII (more bytes than characters), Python's words and cases are not
+            # FTS5's (a dotless i is "i"): no cut. CASE: the cheaper test runs first.
+            fts = "SELECT rowid FROM sentence_fts WHERE sentence_fts MATCH ?"
+            person = (
+                f"e.role = 'user' OR s.id IN ({fts}) "
+                "OR length(CAST(s.text AS BLOB)) > length(s.text)"
+            )
+            tests[-1] = f"CASE WHEN {person} THEN ({tests[-1]}) ELSE FALSE END"
+            params.insert(
+                len(params) - len(holding_any), f"space_tag:{space_tag(space)} AND ({_PERSONS})"
+            )
+        ids = f"OR s.id {IN_IDS} " if holding_any else ""
+        params += [id_list(with_ids)] if holding_any else []
         cut = (
-            f"AND (({each}) OR json_extract(e.metadata, '$.speaker') IS NOT NULL "
+            f"AND (({') AND ('.join(tests)}) {ids}"
+            "OR json_extract(e.metadata, '$.speaker') IS NOT NULL "
             "OR json_extract(e.metadata, '$.corrects') IS NOT NULL) "
         )
-    rows = iter_named(
-        conn,
+    rows = conn.execute(
         "SELECT s.id, s.episode_id, s.start, s.text, e.role, e.said_at, "
         "json_extract(e.metadata, '$.speaker') AS speaker, "
         "json_extract(e.metadata, '$.corrects') AS corrects, "
         "(s.superseded_by IS NOT NULL OR s.released_by IS NOT NULL) AS hidden "
         "FROM sentences s JOIN episodes e ON e.id = s.episode_id "
         f"WHERE s.space = ? {shown}{cut}ORDER BY s.id",
-        (space, *(h.lower() for h in holding)),
+        params,
     )
     for r in rows:
-        corrects = json.loads(r["corrects"]) if r["corrects"] else None
-        yield as_record(StoredLine, r, hidden=bool(r["hidden"]), corrects=corrects)
+        # by position, not as_record: the rows of a whole space are read here
+        id_, episode, start, text, role, said_at, speaker, corrects, gone = r
+        corrects = json.loads(corrects) if corrects else None
+        yield StoredLine(id_, episode, start, text, role, speaker, said_at, bool(gone), corrects)
 
 
 def episode_texts(conn: Connection, space: str) -> Iterator[tuple[int, str]]:
