@@ -14,6 +14,7 @@ import pytest
 
 from orma_proxy import AsyncMemory, OrmaConfig
 from orma_proxy.embed.onnx import OnnxEmbedder
+from orma_proxy.errors import NothingMatchedError
 from orma_proxy.forget.tombstones import TOMBSTONE_SECONDS, Tombstone, binding, leave
 from orma_proxy.memory.messages import Turn
 from orma_proxy.server.capture import Recorder
@@ -56,7 +57,8 @@ async def test_a_purge_that_matched_nothing_yet_still_binds_the_turn_on_its_way(
     """The only copy may be the turn in flight: the purge must still hold for it."""
     recorder = Recorder(amem)
     began = time.time()
-    assert (await other.purge("LOCKER CODE IS 88415")).count == 0  # nothing stored yet
+    with pytest.raises(NothingMatchedError):  # nothing stored yet: said, and the tombstone kept
+        await other.purge("LOCKER CODE IS 88415")
     recorder.record(
         "default", [Turn("user", SECRET)], "Noted.", partial=False, model=None, began=began
     )
@@ -70,7 +72,8 @@ async def test_a_chat_begun_after_a_purge_is_recorded_whole(
 ) -> None:
     """Saying it again after the purge is a new statement: it is kept."""
     recorder = Recorder(amem)
-    await other.purge("88415")
+    with pytest.raises(NothingMatchedError):
+        await other.purge("88415")
     began = time.time()
     recorder.record(
         "default", [Turn("user", SECRET)], "Noted.", partial=False, model=None, began=began
@@ -85,7 +88,8 @@ async def test_a_purge_in_another_space_leaves_this_one_alone(
 ) -> None:
     recorder = Recorder(amem)
     began = time.time()
-    await other.purge("88415", "bob")
+    with pytest.raises(NothingMatchedError):
+        await other.purge("88415", "bob")
     recorder.record("default", [Turn("user", SECRET)], "", partial=False, model=None, began=began)
     await recorder.close()
     assert _texts(amem) == [SECRET]
@@ -94,7 +98,8 @@ async def test_a_purge_in_another_space_leaves_this_one_alone(
 async def test_the_tombstone_keeps_no_text_and_expires_after_an_hour(
     amem: AsyncMemory, config: OrmaConfig, writer: Writer
 ) -> None:
-    await amem.purge("88415")  # matches nothing: no compaction, the row stays in the log too
+    with pytest.raises(NothingMatchedError):  # no compaction: the row stays in the log too
+        await amem.purge("88415")
     with raw(config.resolved_db_path()) as conn:
         rows = conn.execute("SELECT chars, salt, digest FROM purge_tombstones").fetchall()
     assert [r[0] for r in rows] == [5] and len(rows[0][1]) == 16 and len(rows[0][2]) == 32
