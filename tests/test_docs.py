@@ -159,9 +159,11 @@ def test_configuration_md_names_settings_only_and_defines_each_once() -> None:
     assert not repeated
 
 
-def served_tools(tmp_path: Path) -> set[str]:
+def served_tools(tmp_path: Path) -> dict[str, set[str]]:
+    """Each tool the MCP server lists, with its arguments."""
     server = build_server(OrmaConfig(home=tmp_path))
-    return {tool.name for tool in asyncio.run(server.list_tools())}
+    listed = asyncio.run(server.list_tools())
+    return {tool.name: set(tool.input_schema["properties"]) for tool in listed}
 
 
 def test_every_mcp_tool_named_is_served_and_every_tool_is_in_the_table(tmp_path: Path) -> None:
@@ -174,8 +176,11 @@ def test_every_mcp_tool_named_is_served_and_every_tool_is_in_the_table(tmp_path:
             if tool != "orma_proxy" and tool not in tools and f"FUNCTION {tool}(" not in sql:
                 wrong.append(f"{name}: {tool} is no MCP tool")
     assert not wrong, "\n".join(wrong)
-    table = re.findall(r"^\| `(orma_\w+)\(", (ROOT / "docs" / "mcp.md").read_text("utf-8"), re.M)
+    mcp_md = (ROOT / "docs" / "mcp.md").read_text("utf-8")
+    table = dict(re.findall(r"^\| `(orma_\w+)\(([^)]*)\)`", mcp_md, re.MULTILINE))
     assert sorted(table) == sorted(tools)
+    for tool, arguments in table.items():  # the row names the tool's arguments, all of them
+        assert {a.split("=")[0].strip() for a in arguments.split(",")} == tools[tool], tool
 
 
 def json_examples(text: str) -> Iterator[tuple[list[str], list[str], bool]]:
