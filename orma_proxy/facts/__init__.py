@@ -57,6 +57,7 @@ from orma_proxy.facts.open_states import (
     unreleased_state,
 )
 from orma_proxy.facts.redo import HandRule, HandState, clear_facts, hand_rules, hand_states
+from orma_proxy.facts.removed import missing_state_error
 from orma_proxy.facts.rules import (
     CARRIED_SQL,
     FORBIDDEN_PREFIX,
@@ -211,6 +212,7 @@ __all__ = [
     "list_events",
     "list_facts",
     "mark_drawn_released",
+    "missing_state_error",
     "predecessors",
     "redraw",
     "rehearse",

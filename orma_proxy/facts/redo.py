@@ -4,7 +4,8 @@ A redo forgets every state, event and entity sleep made of a space and reads
 its episodes again. What the user did by hand is read back first so it can be
 written again: rules registered with ``orma_forbid`` (by the episode that
 records each), corrections (``supersede``), and forgotten facts, so that
-reading their line again does not bring them back.
+reading their line again does not bring them back. A state found again keeps
+its id; one not found answers "no longer exists" (``facts/removed.py``).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from orma_proxy.facts.marks import FORBID_MARK, FORGOTTEN, SUPERSEDE_MARK
+from orma_proxy.facts.removed import retire_states
 from orma_proxy.store import Connection
 from orma_proxy.store.select import Select
 
@@ -90,6 +92,10 @@ def hand_states(conn: Connection, space: str) -> list[HandState]:
 
 
 def clear_facts(conn: Connection, space: str) -> None:
-    """Delete every state, event, entity and link of ``space``; its episodes stay."""
+    """Delete every state, event, entity and link of ``space``; its episodes stay.
+
+    The states are kept by what they say first, so the ones read again keep their ids.
+    """
+    retire_states(conn, space)
     for table in ("entity_links", "states", "events", "entities"):
         conn.execute(f"DELETE FROM {table} WHERE space = ?", (space,))

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from orma_proxy.facts.removed import reclaim_id
 from orma_proxy.store import Connection
 from orma_proxy.store.select import Row, Select
 
@@ -185,26 +186,34 @@ class NewState:
 
 
 def insert_state(conn: Connection, state: NewState) -> int:
-    """Store ``state``; returns its id (sleep's apply step and a user's correction)."""
+    """Store ``state``; returns its id (sleep's apply step and a user's correction).
+
+    A fact a redo removed and found again takes its old id back (``facts/removed.py``).
+    """
+    fact = (state.attribute, state.condition, state.value)
+    old_id = reclaim_id(conn, state.space, state.entity_id, fact, state.sentence_id)
+    values = (
+        state.space,
+        state.entity_id,
+        state.attribute,
+        state.value,
+        state.condition,
+        int(state.prohibited),
+        int(state.active),
+        state.since,
+        state.stated_at,
+        state.valid_from,
+        state.sentence_id,
+        state.episode_id,
+        state.created_at,
+    )
+    # Without an old id the column is left out: PostgreSQL's sequence fills it, not a NULL.
+    named = ("id, ", "?, ", (old_id, *values)) if old_id is not None else ("", "", values)
     cursor = conn.execute(
-        "INSERT INTO states (space, entity_id, attribute, value, condition, prohibited, active, "
-        "since, stated_at, valid_from, sentence_id, episode_id, created_at) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-        (
-            state.space,
-            state.entity_id,
-            state.attribute,
-            state.value,
-            state.condition,
-            int(state.prohibited),
-            int(state.active),
-            state.since,
-            state.stated_at,
-            state.valid_from,
-            state.sentence_id,
-            state.episode_id,
-            state.created_at,
-        ),
+        f"INSERT INTO states ({named[0]}space, entity_id, attribute, value, condition, "
+        "prohibited, active, since, stated_at, valid_from, sentence_id, episode_id, created_at) "
+        f"VALUES ({named[1]}?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+        named[2],
     )
     return int(cursor.fetchone()[0])
 

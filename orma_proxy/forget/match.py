@@ -19,6 +19,7 @@ from orma_proxy.facts import (
     active_states_valued,
     drawn_from_episodes,
     drawn_from_lines,
+    missing_state_error,
     state_by_id,
     unreleased_state,
 )
@@ -111,7 +112,7 @@ def correction(
     if isinstance(old, int):
         state = unreleased_state(conn, space, old)
         if state is None:
-            raise InputError(f"no state #{old} in space {space!r}")
+            raise missing_state_error(conn, space, old)
         if not state.active:
             raise InputError(f"state #{old} is already closed (it stays in the history)")
         lines = current_sentences(conn, [state.sentence_id])

@@ -29,6 +29,7 @@ from orma_proxy.facts import (
     hand_rules,
     hand_states,
     is_active,
+    missing_state_error,
 )
 from orma_proxy.sleep.apply import apply_state
 from orma_proxy.sleep.batch import OWN_WORDS, Batch, Line
@@ -168,10 +169,13 @@ def _line(conn: Connection, sentence_id: int) -> Line:
 
 
 def forget_state(conn: Connection, space: str, state_id: int) -> None:
-    """Close an active state of ``space`` now; an unknown id, or another space's, is refused."""
+    """Close an active state of ``space`` now; an unknown id, or another space's, is refused.
+
+    A removed id (a redo did not find its fact again, a purge) says it no longer exists.
+    """
     active = is_active(conn, space, state_id)
     if active is None:
-        raise InputError(f"no state #{state_id} in space {space!r}")
+        raise missing_state_error(conn, space, state_id)
     if not active:
         raise InputError(f"state #{state_id} is already closed (it stays in the history)")
     now = time.time()

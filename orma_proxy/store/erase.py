@@ -8,6 +8,7 @@ afterwards). Runs inside the purge's write job, with ``secure_delete`` on.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -54,6 +55,7 @@ def erase_episodes(conn: Connection, space: str, found: Erasure, text: str | Non
     )
     conn.execute(f"DELETE FROM entity_links WHERE {links}", (states, events))
     conn.execute(f"UPDATE states SET superseded_by = NULL WHERE superseded_by {_IN_IDS}", (states,))
+    _remove_state_ids(conn, space, states, sentences)
     conn.execute(f"DELETE FROM states WHERE id {_IN_IDS}", (states,))
     conn.execute(f"DELETE FROM events WHERE id {_IN_IDS}", (events,))
     conn.execute(
@@ -77,6 +79,24 @@ def erase_episodes(conn: Connection, space: str, found: Erasure, text: str | Non
         )
     conn.execute(f"DELETE FROM episodes WHERE id {_IN_IDS}", (episodes,))
     optimize_sentence_indexes(conn)
+
+
+def _remove_state_ids(conn: Connection, space: str, states: str, sentences: str) -> None:
+    """The erased states' ids answer "no longer exists" (``facts/removed.py``), text-free.
+
+    What a redo kept of a state citing an erased line loses its words too.
+    """
+    conn.execute(
+        "INSERT INTO removed_states (id, space, reason, removed_at) "
+        f"SELECT id, space, 'purge', ? FROM states WHERE id {_IN_IDS}",
+        (time.time(), states),
+    )
+    conn.execute(
+        "UPDATE removed_states SET reason = 'purge', entity = NULL, attribute = NULL, "
+        "value = NULL, condition = NULL, sentence_id = NULL "
+        f"WHERE space = ? AND sentence_id {_IN_IDS}",
+        (space, sentences),
+    )
 
 
 def _scrub_sleep(conn: Connection, space: str, episodes: str) -> None:

@@ -151,6 +151,23 @@ def test_forget_closes_a_state_and_keeps_it_in_history(orma: Orma, db: Path, ups
     assert not_a_number.exit_code == 2 and "Traceback" not in not_a_number.stderr
 
 
+def test_forget_of_an_erased_state_says_it_no_longer_exists(orma: Orma, db: Path) -> None:
+    _ok(orma, "add", *NOTES, "--db", db)  # both drawn as they are stored
+    facts = json.loads(_ok(orma, "facts", "--db", db, "--json"))["facts"]
+    home = next(f["id"] for f in facts if f["attribute"] == "home_city")
+    assert home == max(f["id"] for f in facts)  # the highest: SQLite's max + 1 would reuse it
+    _ok(orma, "purge", "Pune", "--yes", "--db", db)
+    gone = orma("forget", str(home), "--db", db)
+    assert (gone.exit_code, gone.stderr) == (
+        2,
+        f"error: state #{home} no longer exists in space 'default': a purge erased it "
+        "(ids are never reused; `orma facts` lists the current ones)\n",
+    )
+    _ok(orma, "add", "I work at Zerodha.", "--db", db)
+    newest = json.loads(_ok(orma, "facts", "--db", db, "--json"))["facts"]
+    assert max(f["id"] for f in newest) > home  # the erased id is not handed out again
+
+
 def test_an_empty_rule_is_refused_before_any_database_exists(orma: Orma, db: Path) -> None:
     result = orma("forbid", "  ", "--db", db)
     assert (result.exit_code, result.stderr) == (2, "error: nothing to forbid: the rule is empty\n")
@@ -178,9 +195,13 @@ def test_sleep_reports_json_and_redo(orma: Orma, db: Path, upstream: str) -> Non
     nothing = json.loads(_ok(orma, "sleep", "--db", db, "-u", upstream, "--json"))
     assert nothing["batches"] == 0
     _ok(orma, "forbid", "Avoid global mutable state.", "--db", db)
+    seen = {
+        f["text"]: f["id"] for f in json.loads(_ok(orma, "facts", "--db", db, "--json"))["facts"]
+    }
     redo = json.loads(_ok(orma, "sleep", "--redo", "--db", db, "-u", upstream, "--json"))
     assert (redo["batches"], redo["episodes"], redo["states_added"]) == (1, 3, 2)
     facts = json.loads(_ok(orma, "facts", "--db", db, "--json"))["facts"]
+    assert {f["text"]: f["id"] for f in facts} == seen  # the ids a user saw still name them
     rules = [f["value"] for f in facts if f["prohibited"]]
     assert rules == ["global mutable state"]  # a rule set by hand survives the rebuild
     human = orma("sleep", "--space", "default", "--db", db, "-u", upstream)
