@@ -2,7 +2,7 @@
 
 ``app.py`` holds the Typer app, ``main()``, logging and the one place where
 errors become exit codes; ``shared_options.py`` the options and helpers every command
-shares; each group of commands lives in its own module (``memory_cmds.py``...)
+shares; each group of commands lives in its own module (``add_cmds.py``, ``memory_cmds.py``...)
 with its own ``typer.Typer()`` that ``app.py`` merges in.
 """
 

@@ -15,6 +15,7 @@ from typer.core import TyperGroup
 
 from orma_proxy import __version__
 from orma_proxy.cli import (
+    add_cmds,
     admin_cmds,
     facts_cmds,
     forget_cmds,
@@ -54,6 +55,7 @@ app = typer.Typer(
     pretty_exceptions_show_locals=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
+app.add_typer(add_cmds.app)
 app.add_typer(memory_cmds.app)
 app.add_typer(facts_cmds.app)
 app.add_typer(admin_cmds.app)
