@@ -64,9 +64,12 @@ _WE_HAD = re.compile(
     r"^[Ww]e\s+had\s+our\b(?![^A-Z]*[A-Z])(?!.*\b(?:at|in|on|to|for|about|of|from|with)\b)"
 )
 _TO_YOU = re.compile(r"\b(?:you|your|yours)\b", re.I)
-# What a date phrase takes with it: "in", "on", and "about" ("about a year ago").
+# What a date phrase takes with it: "in", "on", "about" ("about a year ago") and "later"
+# ("later this month": alone, "later" would dangle).
 _PREPOSITION = re.compile(
-    r"\s*\b(?:(?:on|in|at|during)\s+)?(?:(?:about|around|roughly|nearly|almost|over)\s*)?$", re.I
+    r"\s*\b(?:(?:on|in|at|during)\s+)?"
+    r"(?:(?:about|around|roughly|nearly|almost|over|later|earlier)\s*)?$",
+    re.I,
 )
 _OPENING = re.compile(r"^(?:(?:then|and|so|but|also|well|oh|anyway|just)\b[\s,]*)+", re.I)
 # "We just did it", "I'm going to try making it": what was done is said elsewhere.

@@ -275,6 +275,13 @@ def test_plain_news_is_still_read(line: str, kept: str) -> None:
     assert any(kept in e for e in events), events
 
 
+def test_later_goes_with_its_date_phrase() -> None:
+    _, events = drawn(
+        "I'm organising a quiz night for the library later this month.", speaker="Ilse"
+    )
+    assert events == ["I am organising a quiz night for the library"], events
+
+
 def test_a_habit_followed_by_a_one_off_is_kept() -> None:
     states, _ = drawn("I usually play chess, but this time I tried go.", speaker="Tomas")
     assert ("Tomas", "habit", "play chess") in states
