@@ -235,7 +235,7 @@ def _instructions(line: Line, text: str) -> Iterator[RawState]:
     (an exception presupposes the rule) set how it is done.
     """
     if said_rule(text) or line.speaker or encourages(text):
-        return  # "Keep going and never give up!": cheering on, no instruction
+        return  # "Chin up, never give up on the shop!": cheering on, no instruction
     holds = standing(text) or _UNLESS_TAIL.search(text.rstrip(" .!")) is not None
     m = _ALWAYS.match(text) or (_IMPERATIVE.match(text) if holds else None)
     if m is None:

@@ -48,7 +48,7 @@ _BEFORE = re.compile(r"(?:\b(?:since|for|until|till|by|every|each|from)\s+)$", r
 _HOW_LONG = re.compile(r"(?:since|for|until|till|from)\b", re.I)
 # "My sister Leela and her husband Arjun visited": a second subject before the verb.
 _JOINED = re.compile(r"^\s+and\s+(?:(?:my|our|his|her|their)\s+(?:\w+\s+)?)?[A-Z][a-z][\w'-]*")
-# "I had a game where we were trailing": the past progressive sets a story's scene; what
+# "I had a race where we were losing at the turn": the past progressive sets a story's scene; what
 # happened comes after, and the clause alone says the opposite of its end.
 _SCENE = re.compile(r"\b(?:where|when|as)\s+\w+\s+(?:was|were)\s+(?:\w+\s+)?\w+ing\b", re.I)
 # "I'm relaxing this weekend": what someone is doing over the next day or two, a plan of

@@ -6,7 +6,7 @@ times a week" lean on something outside them (where? what? go where?): alone
 they are meaningless, and a reader would guess. "I had a setback", "We had a
 great time" and "I had an experience that reminded me of ..." only announce
 what the next clause says: alone they say nothing, and neither does who it was
-with or against ("a wild day out with the gang"). "These kids" and "that pic"
+with or against ("a brilliant day out with the crew"). "These dogs" and "that photo"
 point at people named before or a picture the listener was shown. ``unresolved`` and
 ``lead_in`` name why such a value is no fact; sleep then draws nothing from it
 and the words stay in their episode for recall. The word lists below are data:
@@ -90,9 +90,9 @@ _FINITE = re.compile(
 # Where what a generic noun was begins: "an experience that reminded me of ...".
 _RELATIVE = re.compile(r"\s(?:that|which|who|where|when|whose)\s", re.I)
 _WORD = re.compile(r"[a-z][a-z'-]*", re.I)
-# "these kids", "those guys": a plural demonstrative picks out a set named elsewhere.
+# "these dogs", "those folk": a plural demonstrative picks out a set named elsewhere.
 _PLURAL_DEMONSTRATIVE = re.compile(r"\b(?:these|those)\s+[a-z]", re.I)
-# "that pic", "this photo": a picture the listener was shown and the fact's reader never sees.
+# "this photo", "that snap": a picture the listener was shown and the fact's reader never sees.
 _SHOWN = re.compile(
     r"\b(?:this|that|these|those)\s+(?:\w+\s+)?(?:pics?|pictures?|photos?|shots?|snaps?|images?|"
     r"videos?|selfies?|screenshots?)\b",

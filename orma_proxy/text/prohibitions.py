@@ -36,7 +36,7 @@ _NOT_RULES = re.compile(
     r"like|hesitate|been|had|done|gone|seen|heard|met|got|gotten|tried)\b|^(?:be\s+)?sorry\b",
     re.I,
 )
-# Encouragement: "Don't give up!", "Never let anything stop you", "Keep going!". What the
+# Encouragement: "Don't give up!", "Never let one bad review stop you". What the
 # listener should not give up or fear is their own life, no instruction on replies.
 _ENCOURAGING = re.compile(
     r"\b(?:give\s+up|quit|lose\s+(?:hope|heart|faith)|doubt\s+yourself|hang\s+in\s+there"

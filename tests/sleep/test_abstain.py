@@ -189,10 +189,10 @@ def test_a_value_is_not_cut_at_an_and_inside_its_phrase() -> None:
         "Yesterday we had our first drill. Everyone knew their job.",
         # What someone is doing over the next day or two: a plan of the moment.
         "I'm resting and reading this weekend. Much needed.",
-        "I'm taking some time off today to potter about with my cats.",
+        "I'm pottering about the flat with my cats today.",
         # Circumstances only: who with, against whom, on the way where.
         "I had a brilliant day out with the crew last weekend - we sailed round the bay.",
-        "Last week I had an unexpected incident on my way to work.",
+        "Last week I had a weird incident on the way to the market.",
         # A picture shown, or a group named before: which?
         "I took that photo on my walk along the cliffs last summer.",
     ],

@@ -58,8 +58,8 @@ def test_a_value_whole_in_itself(value: str) -> None:
         "It was a really fun day",
         # With whom, against whom, on the way where: circumstances, not what it was.
         "I had a brilliant day out with the crew",
-        "I had an unexpected incident on my way to work",
-        "We had a real battle against a strong side",
+        "I had a weird incident on the way to the market",
+        "We had a tough battle against a strong side",
     ],
 )
 def test_an_empty_lead_in(value: str) -> None:
