@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from orma_proxy.errors import InputError, OrmaError, StoreError
-from orma_proxy.facts import FORBID_MARK, State, list_facts, state_by_id
+from orma_proxy.facts import FORBID_MARK, State, forget_state, list_facts, state_by_id
 from orma_proxy.inputs import DEFAULT_SPACE, check_space, check_text
 from orma_proxy.memory.episodes import When, prepare, timestamp
 from orma_proxy.memory.files import StoredPiece, store_file
@@ -486,8 +486,6 @@ class AsyncMemory(Forgetting, Portability):
         space = check_space(space)
         if isinstance(state_id, bool) or not isinstance(state_id, int):
             raise InputError(f"state_id must be an integer, not {state_id!r}")
-        from orma_proxy.sleep import forget_state
-
         await db.writer.execute_write_fn(lambda conn: forget_state(conn, space, state_id))
         return await self._state(space, state_id, released=True)
 

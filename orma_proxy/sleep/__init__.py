@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from orma_proxy.sleep.batch import OWN_WORDS
     from orma_proxy.sleep.consolidate import Sleeper
     from orma_proxy.sleep.gate import UpstreamGate
-    from orma_proxy.sleep.manual import correct_lines, forget_state, register_rule, stated_value
+    from orma_proxy.sleep.manual import correct_lines, register_rule, stated_value
     from orma_proxy.sleep.report import Rejection, SleepReport
     from orma_proxy.sleep.retry import Clock, RealClock
     from orma_proxy.sleep.scheduler import SleepScheduler
@@ -34,7 +34,6 @@ __all__ = [
     "UpstreamGate",
     "correct_lines",
     "draw_on_record",
-    "forget_state",
     "register_rule",
     "stated_value",
 ]
@@ -47,7 +46,6 @@ __getattr__, __dir__ = lazy_exports(
         "Sleeper": "consolidate",
         "UpstreamGate": "gate",
         "correct_lines": "manual",
-        "forget_state": "manual",
         "register_rule": "manual",
         "stated_value": "manual",
         "Rejection": "report",
