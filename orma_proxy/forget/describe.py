@@ -72,7 +72,8 @@ _FUNCTION = frozenset(
     hey hi just also ever even really very again up out off over our us we he she him them it
     its been being am was were is are do does did done has have had this that these those there
     here something someone somebody anyone anybody everyone else which what who whom whose why
-    how when where thanks thank re aka thing things note notes""".split()  # noqa: SIM905
+    how when where thanks thank re aka thing things note notes more bio file files background
+    dossier lot lots""".split()  # noqa: SIM905
 )
 _FILLER_STEMS = frozenset(stem(w) for w in _FILLER)
 # Tokens a description names exactly: a number (3+ digits) or a code mixing letters and digits
@@ -182,6 +183,14 @@ class Description:
     when: When = "any"
     first_named: bool = False  # the first word, capitalised, was read as a name
     kind_words: tuple[frozenset[str], ...] = ()  # the kinds each word of a kind names
+
+    def other_kind(self, text: str) -> bool:
+        """``text`` shows another kind of fact than the one asked, and not it ("Gustavo's
+        phone" is not "Gustavo's email is ..."): never the line meant."""
+        if not self.groups:
+            return False
+        shown = kinds_shown(_TOKEN.findall(text))
+        return bool(shown) and not shown & self.groups
 
     def kinds_in(self, line: Line) -> int:
         """How many of the words of a kind ``line`` shows ("card PIN": the card, the PIN)."""
@@ -405,7 +414,9 @@ def naming(text: str, person: str) -> str:
 def full_names(name: str, texts: list[str]) -> list[str]:
     """The longer names ``name`` is part of in ``texts`` ("Sam" -> "Sam Lee", "Sam Park")."""
     found: dict[str, None] = {}
-    pattern = re.compile(rf"(?<!\w){re.escape(name)}\s+(?:([A-Z][\w'-]+|[A-Z]\.)|(\([^()]{{1,30}}\)))")
+    pattern = re.compile(
+        rf"(?<!\w){re.escape(name)}\s+(?:([A-Z][\w'-]+|[A-Z]\.)|(\([^()]{{1,30}}\)))"
+    )
     for text in texts:
         for m in pattern.finditer(text):
             if m[2]:  # "Sam (work)", "Sam (cousin)": a tag that tells two people apart

@@ -25,19 +25,18 @@ from dataclasses import dataclass
 import numpy as np
 
 from orma_proxy.errors import AmbiguousDescriptionError
-from orma_proxy.forget.describe import Description, content_words
-from orma_proxy.forget.meaning import Described
+from orma_proxy.forget.describe import Description, content_words, describe
+from orma_proxy.forget.meaning import Described, clear_winners, similarities
 from orma_proxy.store import (
     Connection,
     StoredLine,
-    float_vectors,
     nearest_passages,
     recent_vectors,
     space_lines,
 )
 from orma_proxy.text import NOT_NAMES, evidence_of, group_stems, stem
 
-__all__ = ["about_kin", "best_match", "fold", "with_names"]
+__all__ = ["about_kin", "best_match", "fold", "names_said", "with_names"]
 
 _TOKEN = re.compile(r"[^\W_][\w'’-]*")
 _NEAR = 16  # lines taken by meaning alone, besides those sharing a word
@@ -121,6 +120,11 @@ def with_names(conn: Connection, space: str, text: str, hidden: bool) -> str:
     return out
 
 
+def names_said(conn: Connection, space: str, text: str) -> tuple[str, ...]:
+    """The people ``text`` names, as the space spells them: whose direction meaning leaves out."""
+    return describe(with_names(conn, space, text, hidden=False)).names
+
+
 def _spelling(word: str, lines: list[StoredLine]) -> str:
     for line in lines:
         for m in _TOKEN.finditer(line.text):
@@ -187,13 +191,18 @@ def best_match(
     named = {fold(n) for n in names}
     if named:
         pool = [line for line in pool if all(_holds_name(line.text, n) for n in named)]
-        if d.evidence or words:
-            pool = [line for line in pool if not about_kin(line.text, tuple(named), d.text)]
     elif d.user:
         pool = [line for line in pool if not _someone_else(line.text)]
     words = [w for w in words if w.stem not in named and fold(w.raw) not in named]
     if named and not words and not d.groups:
         return pool  # "forget about bjorn": everything about Björn
+    if named:
+        pool = [
+            line
+            for line in pool
+            if not about_kin(line.text, tuple(named), d.text) and not d.other_kind(line.text)
+        ]
+        return clear_winners(conn, space, d.text, pool, meaning) if pool else []
     if not pool:
         return []
     return _winners(conn, space, d, pool, words, meaning)
@@ -212,12 +221,10 @@ def _winners(
     words: list[_Word],
     meaning: Described,
 ) -> list[StoredLine]:
-    found = float_vectors(conn, [line.id for line in pool])
-    lines = [line for line in pool if line.id in found]
+    lines, sims, found = similarities(conn, space, pool, meaning)
     if not lines:
         return []
     query = meaning.without_anchor(meaning.vector)[0]
-    sims = meaning.without_anchor(np.stack([found[line.id] for line in lines])) @ query
     sample = [v for i, v in recent_vectors(conn, space, _SAMPLE).items() if i not in found]
     if len(sample) < _MIN_SAMPLE:
         sample = list(found.values())

@@ -21,7 +21,14 @@ from dataclasses import dataclass, field
 
 from orma_proxy.errors import AmbiguousDescriptionError, InputError
 from orma_proxy.facts import USER, OpenState, active_states_held, active_states_of
-from orma_proxy.forget.describe import Description, Line, Subject, describe, full_names
+from orma_proxy.forget.describe import (
+    Description,
+    Line,
+    Subject,
+    content_words,
+    describe,
+    full_names,
+)
 from orma_proxy.forget.meaning import Described, clear_winners
 from orma_proxy.forget.rank import about_kin, best_match, with_names
 from orma_proxy.store import Connection, StoredLine, episode_texts, space_lines
@@ -238,7 +245,7 @@ def _chosen(
         most = max(d.kinds_in(line) for _, line in held)
         held = [(s, line) for s, line in held if d.kinds_in(line) == most]
     exact = [s for s, _ in held]
-    if not d.anchored and len({s.episode_id for s in exact}) > 1:
+    if not d.anchored and len(content_words(d.text)) > 1 and len({s.episode_id for s in exact}) > 1:
         # "laptop password" said of two laptops: ask which, never take both
         raise AmbiguousDescriptionError(
             f"{d.text!r} could mean any of {len(exact)} lines; "
@@ -256,7 +263,7 @@ def _chosen(
     # of a space: meaning alone never picks one of them without the kind.
     pool = [s for score, s in scored if score[1]] if best[1] else []
     if not pool and d.names:
-        pool = [s for s, _ in anchored]
+        pool = [s for s, _ in anchored if not d.other_kind(s.text)]
     if meaning is None or not pool:
         return []
     return clear_winners(conn, space, d.text, pool, meaning)

@@ -52,6 +52,7 @@ from orma_proxy.store.erase import Erasure, erase_episodes
 from orma_proxy.store.leases import Lease, claim_lease, drop_lease, lease_of
 from orma_proxy.store.lines import (
     StoredLine,
+    corrected_lines,
     current_sentences,
     episode_texts,
     episodes_in_space,
@@ -202,6 +203,7 @@ __all__ = [
     "fetch_sentences",
     "first_sentence",
     "first_sentence_id",
+    "corrected_lines",
     "float_vectors",
     "has_rows",
     "id_list",
