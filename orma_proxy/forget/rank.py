@@ -47,7 +47,7 @@ _PREFIX = 4  # a word this long or longer may be the start of a line's word
 # A line holding all the description's words is worth this many deviations of meaning.
 WORDS_WEIGHT = 3.0
 # The best must stand this many deviations above a typical line (with no word shared) ...
-STANDS_OUT = 3.0
+STANDS_OUT = 3.5
 # ... and the second best at least this far below it, else the description is ambiguous.
 LEAD = 1.5
 _RELATIONS = frozenset(
@@ -96,13 +96,16 @@ def _is_name(word: str, lines: list[StoredLine]) -> bool:
     folded = fold(word)
     named = False
     for line in lines:
-        for i, m in enumerate(_TOKEN.finditer(line.text)):
+        tokens = list(_TOKEN.finditer(line.text))
+        for i, m in enumerate(tokens):
             token = m[0].removesuffix("'s").removesuffix("’s")
             if fold(token) != folded:
                 continue
             if not token[:1].isupper():
                 return False  # written in lower case too: a plain word
-            named = named or i > 0 or token != m[0]
+            after = tokens[i + 1][0] if i + 1 < len(tokens) else ""
+            surname = after[:1].isupper() and after.lower() not in NOT_NAMES
+            named = named or i > 0 or token != m[0] or surname  # "Kate Hughes is ..."
     return named and folded not in NOT_NAMES
 
 

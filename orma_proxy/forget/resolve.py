@@ -246,7 +246,7 @@ def _chosen(
         held = [(s, line) for s, line in held if d.kinds_in(line) == most]
     exact = [s for s, _ in held]
     if not d.anchored and len(content_words(d.text)) > 1 and len({s.episode_id for s in exact}) > 1:
-        # "laptop password" said of two laptops: ask which, never take both
+        # "laptop password" said of two laptops: ask which, never take both or guess
         raise AmbiguousDescriptionError(
             f"{d.text!r} could mean any of {len(exact)} lines; "
             "nothing was changed: quote the one meant",
