@@ -4,12 +4,12 @@
 squash twice a week" says it in other words. A small model's similarity is
 ruled by the name both share, so the name's own direction is taken out of the
 description's embedding and of each line's before they are compared. Only a
-*clear winner* is taken: the best line, when the next best stands well below it
-relative to the best's lead over a typical line of the space (the median
-similarity of the person's lines and the space's newest ones), never a fixed
-cosine, since models differ in where unrelated text lands. Otherwise nothing is
-chosen: ``AmbiguousDescriptionError`` names the closest lines, so the caller
-can quote the one meant.
+*clear winner* is taken: similarities are measured in deviations of the space's
+typical line (its newest lines), never as a fixed cosine, since models differ in
+where unrelated text lands; the best must stand out from that, and the next best
+stand well below it. Otherwise nothing is chosen: ``AmbiguousDescriptionError``
+names the closest lines, so the caller can quote the one meant. A correction is
+as near as the lines it replaced, so a chain of corrections stays findable.
 """
 
 from __future__ import annotations
