@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from orma_proxy.errors import AmbiguousDescriptionError
-from orma_proxy.forget.describe import Description, content_words, describe
+from orma_proxy.forget.describe import Description, content_words, describe, mentions
 from orma_proxy.forget.meaning import Described, clear_winners, similarities
 from orma_proxy.store import (
     Connection,
@@ -43,6 +43,7 @@ _NEAR = 16  # lines taken by meaning alone, besides those sharing a word
 _SAMPLE = 64
 _MIN_SAMPLE = 5
 _CANDIDATES = 5
+_ENOUGH = 2  # words of typical weight that say all a description says
 _PREFIX = 4  # a word this long or longer may be the start of a line's word
 # A line holding all the description's words is worth this many deviations of meaning.
 WORDS_WEIGHT = 3.0
@@ -120,6 +121,14 @@ def with_names(conn: Connection, space: str, text: str, hidden: bool) -> str:
         if lines and _is_name(word, lines):
             spelled = _spelling(word, lines)
             out = re.sub(rf"(?<![\w'’]){re.escape(word)}(?![\w])", spelled, out)
+    names = describe(out).names
+    if len(names) > 1:
+        # "the villa rosa wifi from our Lisbon trip": a name no line holds, beside one that
+        # some do, is a word saying which of their lines, not a person who must be there
+        for name in names:
+            held = space_lines(conn, space, hidden=hidden, holding=(name.lower(),))
+            if name.isascii() and not any(mentions(line.text, name) for line in held):
+                out = re.sub(rf"(?<![\w'’]){re.escape(name)}(?![\w])", name.lower(), out)
     return out
 
 
@@ -237,10 +246,13 @@ def _winners(
     held = [_line_stems(line.text) for line in lines]
     weights = {w.stem: math.log(1 + len(lines) / (1 + sum(_holds(w.stem, h) for h in held)))
                for w in words}  # fmt: skip
-    total = sum(weights.values()) or 1.0
+    # Two words of typical weight say it all: a long description's extra words are what the
+    # person adds ("... we hid under the blue pot last summer"), not a checklist.
+    total = min(sum(weights.values()), _ENOUGH * sum(weights.values()) / max(len(weights), 1))
+    total = total or 1.0
     scores = []
     for line, sim, stems in zip(lines, sims, held, strict=True):
-        share = sum(weight for w, weight in weights.items() if _holds(w, stems)) / total
+        share = min(1.0, sum(weight for w, weight in weights.items() if _holds(w, stems)) / total)
         if not all(stems & group_stems(kinds) for kinds in d.kind_words):
             share = 0.0  # "my bitcoin wallet password": a line with no password is not it
         scores.append(((float(sim) - typical) / spread + WORDS_WEIGHT * share, share, line))
