@@ -114,8 +114,12 @@ def with_names(conn: Connection, space: str, text: str, hidden: bool) -> str:
     """``text`` with each word the space writes only as a name written so: "forget kate" ->
     "forget Kate", so "kate" is a person who must be in the line, not a word to find."""
     out = text
+    if describe(text).exact:
+        return text  # an identifier or a code names the line whatever else is said
     for word in content_words(text):
-        if word[:1].isupper() or len(word) < 3 or not word.isascii() or evidence_of(word):
+        if word[:1].isupper() or len(word) < 3 or not word.isalpha() or evidence_of(word):
+            continue
+        if not word.isascii():
             continue
         lines = list(space_lines(conn, space, hidden=hidden, holding=(word,)))
         if lines and _is_name(word, lines):
