@@ -28,7 +28,7 @@ from orma_proxy.store import (
     recent_vectors,
 )
 
-__all__ = ["Described", "clear_winners", "similarities"]
+__all__ = ["Described", "clear_winners", "similarities", "standing_out"]
 
 # Lines of the space a typical similarity is taken from, besides the person's own (the newest).
 _SAMPLE = 64
@@ -97,6 +97,26 @@ def _stood_for(conn: Connection, space: str, episode: int) -> dict[int, Vectors]
         if not frontier:
             break
     return float_vectors(conn, ids)
+
+
+def standing_out(
+    conn: Connection, space: str, lines: list[StoredLine], described: Described
+) -> list[StoredLine]:
+    """Those of ``lines`` whose meaning stands STANDS_OUT deviations above the space's typical
+    line: a check on lines chosen by some of a description's words ("my shoe size" is not
+    "My hat size is 58")."""
+    mine, sims, found = similarities(conn, space, lines, described)
+    if not mine:
+        return []
+    query = described.without_anchor(described.vector)[0]
+    sample = [v for i, v in recent_vectors(conn, space, _SAMPLE).items() if i not in found]
+    if len(sample) < _MIN_SAMPLE:
+        return mine  # too few lines to say what is typical: the words decide
+    others = described.without_anchor(np.stack(sample)) @ query
+    typical, spread = float(np.median(others)), float(np.std(others)) or 1.0
+    return [
+        line for line, sim in zip(mine, sims, strict=True) if sim - typical >= STANDS_OUT * spread
+    ]
 
 
 def clear_winners(

@@ -49,6 +49,7 @@ _PREFIX = 4  # a word this long or longer may be the start of a line's word
 WORDS_WEIGHT = 3.0
 # The best must stand this many deviations above a typical line (with no word shared) ...
 STANDS_OUT = 3.5
+ALONE = 1.5
 # ... and the second best at least this far below it, else the description is ambiguous.
 LEAD = 1.5
 _RELATIONS = frozenset(
@@ -262,8 +263,8 @@ def _winners(
         scores.append(((float(sim) - typical) / spread + WORDS_WEIGHT * share, share, line))
     scores.sort(key=lambda s: -s[0])
     best, share, line = scores[0]
-    if best < STANDS_OUT:
-        return []
+    if best < STANDS_OUT or (not share and best < STANDS_OUT + ALONE):
+        return []  # meaning alone, with no word shared, must stand out further
     if len(scores) > 1 and scores[1][0] > best - LEAD:
         closest = [s[2].text for s in scores[:_CANDIDATES] if s[0] > best - LEAD]
         raise AmbiguousDescriptionError(

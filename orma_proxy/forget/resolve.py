@@ -29,7 +29,7 @@ from orma_proxy.forget.describe import (
     describe,
     full_names,
 )
-from orma_proxy.forget.meaning import Described, clear_winners
+from orma_proxy.forget.meaning import Described, clear_winners, standing_out
 from orma_proxy.forget.rank import about_kin, best_match, with_names
 from orma_proxy.store import Connection, StoredLine, episode_texts, space_lines
 from orma_proxy.text import (
@@ -257,7 +257,8 @@ def _chosen(
     scored = [(d.evidence_in(line, linked=s.id in cited), s) for s, line in anchored]
     best = max((score for score, _ in scored), default=(0, 0))
     if best[0] > 0:
-        return [s for score, s in scored if score == best]
+        partial = [s for score, s in scored if score == best]
+        return standing_out(conn, space, partial, meaning) if meaning else partial
     # None holds the words: of the lines showing the kind ("my git token": the tokens), or
     # of a person's lines, meaning picks a clear winner or asks. The user's lines are most
     # of a space: meaning alone never picks one of them without the kind.
