@@ -28,7 +28,7 @@ from orma_proxy.store import (
     recent_vectors,
 )
 
-__all__ = ["Described", "clear_winners", "similarities", "standing_out"]
+__all__ = ["GAP", "Described", "clear_winners", "similarities", "standing_out"]
 
 # Lines of the space a typical similarity is taken from, besides the person's own (the newest).
 _SAMPLE = 64
@@ -120,7 +120,12 @@ def standing_out(
 
 
 def clear_winners(
-    conn: Connection, space: str, text: str, lines: list[StoredLine], described: Described
+    conn: Connection,
+    space: str,
+    text: str,
+    lines: list[StoredLine],
+    described: Described,
+    gap: float = GAP,
 ) -> list[StoredLine]:
     """The line of ``lines`` that ``text`` clearly means, or an ambiguity naming the closest.
 
@@ -142,9 +147,9 @@ def clear_winners(
     best = float(z[order[0]])
     if best < STANDS_OUT:
         return []  # no line of them is about it more than any line of the space
-    if len(mine) == 1 or float(z[order[1]]) <= best - GAP:
+    if len(mine) == 1 or float(z[order[1]]) <= best - gap:
         return [mine[order[0]]]
-    closest = [mine[i].text for i in order[:_CANDIDATES] if float(z[i]) > best - GAP]
+    closest = [mine[i].text for i in order[:_CANDIDATES] if float(z[i]) > best - gap]
     raise AmbiguousDescriptionError(
         f"{text!r} could mean any of {len(closest)} lines and none stands out; "
         "nothing was changed: quote the one meant",

@@ -29,7 +29,7 @@ from orma_proxy.forget.describe import (
     describe,
     full_names,
 )
-from orma_proxy.forget.meaning import Described, clear_winners, standing_out
+from orma_proxy.forget.meaning import GAP, Described, clear_winners, standing_out
 from orma_proxy.forget.rank import about_kin, best_match, with_names
 from orma_proxy.store import Connection, StoredLine, episode_texts, space_lines
 from orma_proxy.text import (
@@ -263,11 +263,13 @@ def _chosen(
     # of a person's lines, meaning picks a clear winner or asks. The user's lines are most
     # of a space: meaning alone never picks one of them without the kind.
     pool = [s for score, s in scored if score[1]] if best[1] else []
+    # lines that all show the kind asked are alike: meaning must set one far apart
+    gap = 2 * GAP if pool else GAP
     if not pool and d.names:
         pool = [s for s, _ in anchored if not d.other_kind(s.text)]
     if meaning is None or not pool:
         return []
-    return clear_winners(conn, space, d.text, pool, meaning)
+    return clear_winners(conn, space, d.text, pool, meaning, gap)
 
 
 def _merge(lines: list[StoredLine], quoted: list[StoredLine]) -> list[StoredLine]:
