@@ -9,6 +9,7 @@ from orma_proxy.forget.audit import read_audit
 from orma_proxy.forget.describe import describe, naming
 from orma_proxy.forget.meaning import Described
 from orma_proxy.forget.purge import purge
+from orma_proxy.forget.rank import names_said
 from orma_proxy.forget.release import release, unrelease
 from orma_proxy.forget.results import Affected, AuditEntry, ForgetResult, Operation
 from orma_proxy.forget.supersede import supersede
@@ -22,6 +23,7 @@ __all__ = [
     "Operation",
     "add_unless_purged",
     "describe",
+    "names_said",
     "naming",
     "purge",
     "read_audit",

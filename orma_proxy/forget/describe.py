@@ -15,6 +15,7 @@ city. Nothing here is fuzzy; the vectors play no part in deciding what goes.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -41,6 +42,7 @@ __all__ = [
     "Line",
     "Subject",
     "clauses",
+    "content_words",
     "describe",
     "full_names",
     "naming",
@@ -60,8 +62,20 @@ _FILLER = frozenset(
     ones bit pasted paste gave told said wrote noted am not don't doesn't didn't never no
     anymore longer any some his her hers their please know knew known profile personal whatever
     memory memories remember remembered stored saved note notes entry entries history regarding
-    concerning related relating scrub wipe clear rid get""".split()  # noqa: SIM905
+    concerning related relating scrub wipe clear rid get keep track recall share mention say
+    discard ditch scrap toss nuke destroy update change correct fix replace edit amend modify
+    whole entire completely totally permanently""".split()  # noqa: SIM905
 )
+# Words that carry no content in a request ("can you", "just", "ever"): never a word to look for.
+_FUNCTION = frozenset(
+    """can could would should will shall may might must you you're your yours u pls plz ok okay
+    hey hi just also ever even really very again up out off over our us we he she him them it
+    its been being am was were is are do does did done has have had this that these those there
+    here something someone somebody anyone anybody everyone else which what who whom whose why
+    how when where thanks thank re aka thing things note notes more bio file files background
+    dossier lot lots""".split()  # noqa: SIM905
+)
+_FILLER_STEMS = frozenset(stem(w) for w in _FILLER)
 # Tokens a description names exactly: a number (3+ digits) or a code mixing letters and digits
 # ("hunter2-blue", "4417zeta"). A line must hold one; a secret-looking one of PREFIX_CHARS or
 # more also reaches the longer token it starts ("sk-live-9f3k2" -> "sk-live-9f3k2xq81-prod").
@@ -102,6 +116,19 @@ class Subject:
         if asked.kinds and not self.kinds & asked.kinds:
             return False
         return bool(asked.kinds or asked.words) and asked.words <= self.words
+
+    def joined(self, other: Subject | None) -> Subject:
+        """This slot and ``other`` (a correction it corrects) as one, when they share a holder."""
+        if other is None or other.holder.casefold() != self.holder.casefold():
+            return self
+        return Subject(self.holder, self.kinds | other.kinds, self.words | other.words)
+
+    def saying(self, texts: Iterable[str]) -> Subject:
+        """The slot with the words and kinds of the lines it corrects: they name it too."""
+        tokens = [t for text in texts for t in _TOKEN.findall(text)]
+        holder = self.holder.casefold()
+        said = {stem(t) for t in tokens if t.lower() not in STOPWORDS and t.casefold() != holder}
+        return Subject(self.holder, self.kinds | kinds_shown(tokens), self.words | said)
 
     def as_json(self) -> dict[str, object]:
         return {"holder": self.holder, "kinds": sorted(self.kinds), "words": sorted(self.words)}
@@ -154,6 +181,21 @@ class Description:
     phrases: frozenset[str] = frozenset()  # CJK text that must be in the line (no spaces)
     negated: bool = False  # "user does not drink coffee": only lines that say "not"
     when: When = "any"
+    first_named: bool = False  # the first word, capitalised, was read as a name
+    kind_words: tuple[frozenset[str], ...] = ()  # the kinds each word of a kind names
+
+    def other_kind(self, text: str) -> bool:
+        """``text`` shows another kind of fact than the one asked, and not it ("Gustavo's
+        phone" is not "Gustavo's email is ..."): never the line meant."""
+        if not self.groups:
+            return False
+        shown = kinds_shown(_TOKEN.findall(text))
+        return bool(shown) and not shown & self.groups
+
+    def kinds_in(self, line: Line) -> int:
+        """How many of the words of a kind ``line`` shows ("card PIN": the card, the PIN)."""
+        words = stems(line.text)
+        return sum(bool(words & group_stems(kinds)) for kinds in self.kind_words)
 
     @property
     def subject(self) -> Subject | None:
@@ -341,8 +383,15 @@ def codes_of(text: str) -> tuple[str, ...]:
 
 
 def mentions(text: str, name: str) -> bool:
-    """``name`` as whole words of ``text``: "Ann" is in "Ann's flat", not in "Anna"."""
-    return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text) is not None
+    """``name`` as whole words of ``text``: "Ann" is in "Ann's flat", not in "Anna".
+
+    Case aside, as long as the line writes it capitalised too ("Github" is
+    "GitHub", "Will" is never "will").
+    """
+    pattern = rf"(?<!\w){re.escape(name)}(?!\w)"
+    if re.search(pattern, text):
+        return True
+    return any(m[0][:1].isupper() for m in re.finditer(pattern, text, re.I))
 
 
 def clauses(text: str) -> list[tuple[int, int]]:
@@ -365,17 +414,27 @@ def naming(text: str, person: str) -> str:
 def full_names(name: str, texts: list[str]) -> list[str]:
     """The longer names ``name`` is part of in ``texts`` ("Sam" -> "Sam Lee", "Sam Park")."""
     found: dict[str, None] = {}
-    pattern = re.compile(rf"(?<!\w){re.escape(name)}\s+([A-Z][\w'-]+)")
+    pattern = re.compile(
+        rf"(?<!\w){re.escape(name)}\s+(?:([A-Z][\w'-]+|[A-Z]\.)|(\([^()]{{1,30}}\)))"
+    )
     for text in texts:
         for m in pattern.finditer(text):
+            if m[2]:  # "Sam (work)", "Sam (cousin)": a tag that tells two people apart
+                found[f"{name} {m[2]}"] = None
+                continue
             surname = m[1].removesuffix("'s")
             if surname.lower() not in NOT_NAMES and not groups_of(surname):
                 found[f"{name} {surname}"] = None
     return list(found)
 
 
-def describe(text: str) -> Description:
-    """Read a description into what it names; see the module's docstring."""
+def describe(text: str, *, first_is_name: bool = True) -> Description:
+    """Read a description into what it names; see the module's docstring.
+
+    ``first_is_name=False``: a capitalised first word ("Change Ben's band", "Wifi
+    password") is a plain word, not a name: the reading to try when no line of
+    the space holds it as a name.
+    """
     identifiers = tuple(find_identifiers(text))
     rest = text
     for found in reversed(identifiers):
@@ -392,10 +451,16 @@ def describe(text: str) -> Description:
     negated = False
     when: When = "any"
     previous_token_was_name = False
+    first_named = False
+    kind_words: list[frozenset[str]] = []
     for m in _TOKEN.finditer(text):
         raw = m[0].removesuffix("'s").removesuffix("’s")
         word = raw.lower()
         is_name = False
+        owner = raw != m[0] and raw[:1].isupper() and word not in NOT_NAMES | _FIRST_PERSON
+        capital = raw[:1].isupper() and word not in NOT_NAMES and not evidence_of(word)
+        if m.start() == 0 and capital and not owner and not first_is_name:
+            capital = False  # read as a plain word below
         if has_cjk(raw):
             phrases.add(raw)
         elif word in _NEGATIONS:
@@ -408,17 +473,22 @@ def describe(text: str) -> Description:
             user = True
         elif word in _RELATIONS:
             relations.add(word)
-        elif word in _FILLER or word in STOPWORDS:
+        elif owner and not evidence_of(word):
+            # "Will's phone": a possessive names someone, whatever the word is otherwise
+            _add_name(names, raw, previous_token_was_name)
+            is_name = True
+        elif word in _FILLER or word in STOPWORDS or word in _FUNCTION:
             pass
+        elif stem(word) in _FILLER_STEMS and not groups_of(word):
+            pass  # "forgetting", "remembering", "mentions"
         elif groups_of(word):
             groups |= groups_of(word)
-        elif raw[:1].isupper() and word not in NOT_NAMES and not evidence_of(word):
+            kind_words.append(groups_of(word))
+        elif capital:
             # A known value ("Coffee habit") is a word however it is written, not a name.
-            if previous_token_was_name:
-                names[-1] = f"{names[-1]} {raw}"
-            else:
-                names.append(raw)
+            _add_name(names, raw, previous_token_was_name)
             is_name = True
+            first_named = first_named or m.start() == 0
         else:
             values.add(stem(word))
         previous_token_was_name = is_name
@@ -433,4 +503,30 @@ def describe(text: str) -> Description:
         phrases=frozenset(phrases),
         when=when,
         negated=negated,
+        first_named=first_named,
+        kind_words=tuple(dict.fromkeys(kind_words)),
     )
+
+
+def content_words(text: str) -> list[str]:
+    """The words of ``text`` that say what it is about, as typed (no filler, no "my", no "not")."""
+    found = []
+    for m in _TOKEN.finditer(text):
+        raw = m[0].removesuffix("'s").removesuffix("’s")
+        word = raw.lower()
+        if has_cjk(raw) or word in _NEGATIONS or word in _PREVIOUS or word in _CURRENT:
+            continue
+        if word in _FIRST_PERSON or word in _FILLER or word in STOPWORDS or word in _FUNCTION:
+            continue
+        if stem(word) in _FILLER_STEMS and not groups_of(word):
+            continue
+        found.append(raw)
+    return list(dict.fromkeys(found))
+
+
+def _add_name(names: list[str], raw: str, joined: bool) -> None:
+    """A name, or the next part of the one before it ("Sam" "Lee" -> "Sam Lee")."""
+    if joined and names:
+        names[-1] = f"{names[-1]} {raw}"
+    else:
+        names.append(raw)

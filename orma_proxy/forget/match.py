@@ -25,7 +25,7 @@ from orma_proxy.facts import (
 )
 from orma_proxy.forget.describe import Description, Subject
 from orma_proxy.forget.meaning import Described
-from orma_proxy.forget.resolve import resolve, resolve_episodes
+from orma_proxy.forget.resolve import Scope, resolve, resolve_episodes
 from orma_proxy.forget.results import Affected
 from orma_proxy.store import (
     Connection,
@@ -131,9 +131,23 @@ def correction(
         targets,
         scope.preview(),
         scope.cuts,
-        scope.description.subject,
+        _slot(scope),
         state_texts(conn, space, sorted(found)),
     )
+
+
+def _slot(scope: Scope) -> Subject | None:
+    """What a correction corrects: the slot described, with the slots and words it replaces.
+
+    A chain of corrections said in other words each time ("Tanvi's favourite
+    colour", then "the colour Tanvi likes") stays one slot: each correction
+    stands for everything the lines it corrects were found by.
+    """
+    subject = scope.description.subject
+    for line in scope.lines:
+        prior = Subject.from_json(line.corrects)
+        subject = prior if subject is None else subject.joined(prior)
+    return None if subject is None else subject.saying(scope.preview())
 
 
 def cut_lines(conn: Connection, sentences: list[int], cuts: Cuts) -> list[int]:

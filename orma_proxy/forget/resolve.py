@@ -21,8 +21,16 @@ from dataclasses import dataclass, field
 
 from orma_proxy.errors import AmbiguousDescriptionError, InputError
 from orma_proxy.facts import USER, OpenState, active_states_held, active_states_of
-from orma_proxy.forget.describe import Description, Line, Subject, describe, full_names
-from orma_proxy.forget.meaning import Described, clear_winners
+from orma_proxy.forget.describe import (
+    Description,
+    Line,
+    Subject,
+    content_words,
+    describe,
+    full_names,
+)
+from orma_proxy.forget.meaning import GAP, Described, clear_winners, standing_out
+from orma_proxy.forget.rank import about_kin, best_match, with_names
 from orma_proxy.store import Connection, StoredLine, episode_texts, space_lines
 from orma_proxy.text import (
     SHARED_ATTRIBUTES,
@@ -142,14 +150,11 @@ def resolve(
     ``meaning``: the description's embedding, to rank a person's lines by meaning
     when no line holds the words that say which are meant.
     """
-    d = describe(text)
     quote = _quoted(text)
+    d = describe(with_names(conn, space, text, hidden))
     if d.empty and quote is None:
         raise InputError(f"{text!r} names nothing to look for")
-    states = _linked(conn, space, d)
-    cited = {s.sentence_id for s in states if s.attribute not in SHARED_ATTRIBUTES}
     quoted: list[StoredLine] = []
-    anchored: list[tuple[StoredLine, Line]] = []
     if quote is not None:
         longest = max(re.findall(r"\w+", text), key=len, default="")
         holding = (longest,) if longest.isascii() else ()
@@ -158,22 +163,21 @@ def resolve(
                 quoted.append(stored)
     if d.empty:
         return Scope(d, _merge([], quoted))
-    hints = d.hints() if d.anchored else d.value_hints()
-    # The user's lines are most of a space, and only those showing the evidence
-    # (or a linked state, or a correction) can be chosen: cut to them first.
-    some = d.evidence_hints() if d.user else ()
-    rows = space_lines(
-        conn, space, hidden=hidden, holding=hints, holding_any=some, with_ids=cited, about_user=True
-    )
-    for stored in rows:
-        corrects = Subject.from_json(stored.corrects)
-        line = Line(stored.id, stored.text, about_user(stored), stored.speaker, corrects)
-        if not d.anchored and not d.holds(line, linked=stored.id in cited):
-            continue
-        if d.anchored and not d.anchors_in(line):
-            continue
-        anchored.append((stored, line))
+    states = _linked(conn, space, d)
+    cited = {s.sentence_id for s in states if s.attribute not in SHARED_ATTRIBUTES}
+    anchored = _anchored(conn, space, d, cited, hidden)
+    if not anchored and d.first_named:
+        # No line names the capitalised first word ("Change Ben's band", "Wifi password"):
+        # it was a plain word, not a name.
+        plain = describe(d.text, first_is_name=False)
+        if not plain.empty:
+            d = plain
+            states = _linked(conn, space, d)
+            cited = {s.sentence_id for s in states if s.attribute not in SHARED_ATTRIBUTES}
+            anchored = _anchored(conn, space, d, cited, hidden)
     lines = _chosen(conn, space, d, anchored, cited, meaning)
+    if not lines and not quoted:
+        lines = best_match(conn, space, d, meaning, hidden=hidden)
     lines = _merge(lines, quoted)
     _check_unambiguous(d, lines)
     lines = _in_time(d, lines)
@@ -193,6 +197,29 @@ def resolve(
     return Scope(d, lines, cuts, states)
 
 
+def _anchored(
+    conn: Connection, space: str, d: Description, cited: set[int], hidden: bool
+) -> list[tuple[StoredLine, Line]]:
+    """The lines holding every anchor (with no anchor: holding all the evidence)."""
+    hints = d.hints() if d.anchored else d.value_hints()
+    # The user's lines are most of a space, and only those showing the evidence
+    # (or a linked state, or a correction) can be chosen: cut to them first.
+    some = d.evidence_hints() if d.user else ()
+    rows = space_lines(
+        conn, space, hidden=hidden, holding=hints, holding_any=some, with_ids=cited, about_user=True
+    )
+    found = []
+    for stored in rows:
+        corrects = Subject.from_json(stored.corrects)
+        line = Line(stored.id, stored.text, about_user(stored), stored.speaker, corrects)
+        if not d.anchored and not d.holds(line, linked=stored.id in cited):
+            continue
+        if d.anchored and not d.anchors_in(line):
+            continue
+        found.append((stored, line))
+    return found
+
+
 def _chosen(
     conn: Connection,
     space: str,
@@ -208,18 +235,41 @@ def _chosen(
     else, for words outside the kinds Orma knows ("Omar's sport"), the clear
     winners by meaning (``forget/meaning.py``).
     """
-    if not d.anchored or d.exact or not d.evidence:
+    if d.exact or not d.evidence:
         return [stored for stored, _ in anchored]
-    exact = [s for s, line in anchored if d.holds(line, linked=s.id in cited)]
-    if exact or not d.values:
+    if d.names:  # "where Nisha works": not "Nisha's husband works at ..."
+        anchored = [(s, line) for s, line in anchored if not about_kin(s.text, d.names, d.text)]
+    held = [(s, line) for s, line in anchored if d.holds(line, linked=s.id in cited)]
+    if len(d.kind_words) > 1 and len(held) > 1:
+        # "card PIN": the lines showing both kinds, not every line about cards
+        most = max(d.kinds_in(line) for _, line in held)
+        held = [(s, line) for s, line in held if d.kinds_in(line) == most]
+    exact = [s for s, _ in held]
+    if not d.anchored and len(content_words(d.text)) > 1 and len({s.episode_id for s in exact}) > 1:
+        # "laptop password" said of two laptops: ask which, never take both or guess
+        raise AmbiguousDescriptionError(
+            f"{d.text!r} could mean any of {len(exact)} lines; "
+            "nothing was changed: quote the one meant",
+            [s.text for s in exact[:_MAX_CANDIDATES]],
+        )
+    if exact or not d.values or not d.anchored:
         return exact
     scored = [(d.evidence_in(line, linked=s.id in cited), s) for s, line in anchored]
     best = max((score for score, _ in scored), default=(0, 0))
     if best[0] > 0:
-        return [s for score, s in scored if score == best]
-    if meaning is None or not anchored or not d.names:
-        return []  # the user's lines are most of a space: meaning alone never picks one
-    return clear_winners(conn, space, d.text, [s for s, _ in anchored], meaning)
+        partial = [s for score, s in scored if score == best]
+        return standing_out(conn, space, partial, meaning) if meaning else partial
+    # None holds the words: of the lines showing the kind ("my git token": the tokens), or
+    # of a person's lines, meaning picks a clear winner or asks. The user's lines are most
+    # of a space: meaning alone never picks one of them without the kind.
+    pool = [s for score, s in scored if score[1]] if best[1] else []
+    # lines that all show the kind asked are alike: meaning must set one far apart
+    gap = 2 * GAP if pool else GAP
+    if not pool and d.names:
+        pool = [s for s, _ in anchored if not d.other_kind(s.text)]
+    if meaning is None or not pool:
+        return []
+    return clear_winners(conn, space, d.text, pool, meaning, gap)
 
 
 def _merge(lines: list[StoredLine], quoted: list[StoredLine]) -> list[StoredLine]:

@@ -37,7 +37,7 @@ class Forgetting(Lifecycle):
         if not isinstance(old, int) or isinstance(old, bool):
             old = check_text(old, "old").strip()
         new, space = check_text(new, "new"), check_space(space)
-        meaning = None if isinstance(old, int) else await self._described(old)
+        meaning = None if isinstance(old, int) else await self._described(old, space)
         result = await supersede(db, old, new, space, self.config, dry_run=dry_run, meaning=meaning)
         self._index_new()
         return result
@@ -64,7 +64,7 @@ class Forgetting(Lifecycle):
         max_items = self.config.release_max_items if max_items is None else max_items
         if not -1.0 <= threshold <= 1.0 or max_items < 1:
             raise InputError("threshold must lie in [-1, 1] and max_items be at least 1")
-        meaning = await self._described(query)
+        meaning = await self._described(query, space)
         return await release(
             db, query, meaning, space, threshold=threshold, max_items=max_items, dry_run=dry_run
         )
@@ -96,7 +96,7 @@ class Forgetting(Lifecycle):
         meaning = None
         if isinstance(query_or_ids, str):
             target = check_text(query_or_ids, "query")
-            meaning = await self._described(target)
+            meaning = await self._described(target, check_space(space))
         else:
             target = list(query_or_ids)
             if not target or any(isinstance(i, bool) or not isinstance(i, int) for i in target):
@@ -107,13 +107,15 @@ class Forgetting(Lifecycle):
             db, target, check_space(space), self.config, dry_run=dry_run, meaning=meaning
         )
 
-    async def _described(self, text: str) -> Described:
-        """The description's vector and its names', once every stored line has its own."""
-        from orma_proxy.forget import Described, describe
+    async def _described(self, text: str, space: str) -> Described:
+        """The description's vector and its names' (as ``space`` spells them), once every
+        stored line has its own."""
+        from orma_proxy.forget import Described, names_said
 
         await self.flush()
         vector = await self.embed_query(text[: self.config.max_query_chars])
-        names = " ".join(describe(text).names)
+        said = await self._opened().reader.execute_fn(lambda conn: names_said(conn, space, text))
+        names = " ".join(said)
         return Described(vector, await self.embed_query(names) if names else None)
 
     async def audit(self, space: str | None = None, limit: int | None = None) -> list[AuditEntry]:

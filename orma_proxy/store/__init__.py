@@ -52,6 +52,7 @@ from orma_proxy.store.erase import Erasure, erase_episodes
 from orma_proxy.store.leases import Lease, claim_lease, drop_lease, lease_of
 from orma_proxy.store.lines import (
     StoredLine,
+    corrected_lines,
     current_sentences,
     episode_texts,
     episodes_in_space,
@@ -181,6 +182,7 @@ __all__ = [
     "claim_lease",
     "clear_consolidation",
     "compact",
+    "corrected_lines",
     "count_rows",
     "count_sentences",
     "counts",

@@ -114,6 +114,21 @@ def mark_superseded(conn: Connection, sentence_ids: Iterable[int], episode_id: i
     )
 
 
+def corrected_lines(
+    conn: Connection, space: str, episode_ids: Iterable[int]
+) -> dict[int, list[tuple[int, int]]]:
+    """The sentences (id, episode id) each of these correction episodes superseded."""
+    rows = conn.execute(
+        "SELECT superseded_by, id, episode_id FROM sentences "
+        f"WHERE space = ? AND superseded_by {IN_IDS}",
+        (space, id_list(episode_ids)),
+    ).fetchall()
+    found: dict[int, list[tuple[int, int]]] = {}
+    for corrector, sentence, episode in rows:
+        found.setdefault(int(corrector), []).append((int(sentence), int(episode)))
+    return found
+
+
 def first_sentence(conn: Connection, episode_id: int) -> int:
     """The first sentence of episode ``episode_id`` (one that has sentences)."""
     return int_column(conn, "SELECT min(id) FROM sentences WHERE episode_id = ?", (episode_id,))[0]

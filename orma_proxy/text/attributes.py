@@ -29,6 +29,7 @@ __all__ = [
 ]
 
 _WORD = re.compile(r"[\w'-]+")
+_BRITISH = re.compile(r"(?<=[^aeouy])our")
 
 
 def _table(words: dict[str, str]) -> dict[str, frozenset[str]]:
@@ -115,6 +116,8 @@ def stem(word: str) -> str:
     w = word.lower().strip("'-")
     if w.endswith("'s"):
         w = w[:-2]
+    if len(w) >= 6 and "our" in w[1:]:
+        w = w[0] + _BRITISH.sub("or", w[1:])  # colour, favourite -> color, favorite
     if len(w) > 4 and w.endswith("ies"):
         w = w[:-3] + "y"
     elif len(w) > 5 and w.endswith("ing"):

@@ -27,6 +27,9 @@ _ABBREVIATION = re.compile(
     r"(?:\b(?:Mr|Mrs|Ms|Dr|Prof|Sr|Jr|St|Mt|vs|etc|e\.g|i\.e|approx|No|Inc|Ltd|Co|Jan|Feb|"
     r"Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)|\b[A-Z])\.$"
 )
+# "no." before a number ("account no. 40871123") is its sign, not a sentence's end.
+_NUMBER_SIGN = re.compile(r"(?i)\bno\.$")
+_DIGIT_NEXT = re.compile(r"\s+[A-Za-z]{0,3}\d")
 # The longest abbreviation above ("approx.") is 7 characters; looking further
 # back than this only costs time.
 _ABBREVIATION_REACH = 10
@@ -57,6 +60,8 @@ def split_sentences(text: str, max_chars: int) -> list[Segment]:
             # regex still sees the character before it.
             if _ABBREVIATION.search(text, max(start, end - _ABBREVIATION_REACH), end):
                 continue
+            if _NUMBER_SIGN.search(text, max(start, end - 4), end) and _DIGIT_NEXT.match(text, end):
+                continue  # "Passport no. K8812345": the number follows its sign
         pieces.append((start, text[start:end]))
         start = resume
     pieces.append((start, text[start:]))

@@ -88,3 +88,12 @@ def test_many_abbreviations_in_a_row_stay_fast_and_whole() -> None:
     assert all(len(s.text) <= 480 for s in segments)
     assert_offsets_point_into(text, segments)
     assert segments[-1].text.endswith("Rao arrived.")
+
+
+def test_no_before_a_number_is_its_sign_and_a_plain_no_still_ends() -> None:
+    texts = [s.text for s in split_sentences("Passport no. K8812345 expires in 2030. Fine.", 200)]
+    assert texts == ["Passport no. K8812345 expires in 2030.", "Fine."]
+    assert [s.text for s in split_sentences("I said no. Then I left.", 200)] == [
+        "I said no.",
+        "Then I left.",
+    ]

@@ -1,0 +1,277 @@
+"""When no line holds what a description says: the line it means, by its words and meaning.
+
+People describe a line in their own words: "my car" for "I drive a silver
+Corolla", "the spotify login" for "Spotify pw is Lantern88", "where hiroshi is
+based" for "Hiroshi moved to Nagoya". When the strict reading
+(``forget/resolve.py``) finds no line, each line that shares a word with the
+description or is near it in meaning is scored: how much of the description's
+words it holds (rarer words weigh more, a short word may be the start of the
+line's: "info", "information") and how far its meaning stands above a typical
+line of the space (deviations over the median, never a fixed cosine). A name
+the space writes capitalised is required ("amara" is "Amara"), accents aside
+("Sofia" is "Sofía"); "my" leaves out lines about someone else ("Priyanka's
+car"). The best line is taken only when it clearly leads: close seconds are
+answered with candidates (``AmbiguousDescriptionError``), a best that stands out
+from nothing is nothing found.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from dataclasses import dataclass
+
+import numpy as np
+
+from orma_proxy.errors import AmbiguousDescriptionError
+from orma_proxy.forget.describe import Description, content_words, describe, mentions
+from orma_proxy.forget.meaning import Described, clear_winners, similarities
+from orma_proxy.store import (
+    Connection,
+    StoredLine,
+    nearest_passages,
+    recent_vectors,
+    space_lines,
+)
+from orma_proxy.text import NOT_NAMES, evidence_of, group_stems, stem
+
+__all__ = ["about_kin", "best_match", "fold", "names_said", "with_names"]
+
+_TOKEN = re.compile(r"[^\W_][\w'’-]*")
+_NEAR = 16  # lines taken by meaning alone, besides those sharing a word
+_SAMPLE = 64
+_MIN_SAMPLE = 5
+_CANDIDATES = 5
+_ENOUGH = 2  # words of typical weight that say all a description says
+_PREFIX = 4  # a word this long or longer may be the start of a line's word
+# A line holding all the description's words is worth this many deviations of meaning.
+WORDS_WEIGHT = 3.0
+# The best must stand this many deviations above a typical line (with no word shared) ...
+STANDS_OUT = 3.5
+ALONE = 1.5
+# ... and the second best at least this far below it, else the description is ambiguous.
+LEAD = 1.5
+_RELATIONS = frozenset(
+    """mum mom dad mother father sister brother son daughter wife husband partner
+    grandma grandpa gran nan aunt uncle cousin boss neighbour neighbor""".split()  # noqa: SIM905
+)
+# People someone has: "Ilse's husband is a carpenter" is a fact about the husband.
+_KIN = _RELATIONS | frozenset(
+    """kid kids child children baby boyfriend girlfriend fiance fiancee flatmate roommate
+    housemate friend colleague manager assistant teacher tutor dentist doctor gp therapist
+    nanny sibling siblings parents twin stepson stepdaughter ex""".split()  # noqa: SIM905
+)
+_OWNED = re.compile(r"(?<![\w])([A-Za-z][\w]*)['’]s\b")
+
+
+def fold(text: str) -> str:
+    """``text`` in lower case without accents: "Sofía" and "sofia" are one word."""
+    plain = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in plain if not unicodedata.combining(c)).casefold()
+
+
+@dataclass(frozen=True)
+class _Word:
+    raw: str
+    stem: str
+
+
+def _words(text: str) -> list[_Word]:
+    return [_Word(w, stem(fold(w))) for w in content_words(text)]
+
+
+def _line_stems(text: str) -> set[str]:
+    return {stem(fold(t)) for t in _TOKEN.findall(text)}
+
+
+def _holds(word: str, stems: set[str]) -> bool:
+    if word in stems:
+        return True
+    if len(word) < _PREFIX:
+        return False
+    return any((s.startswith(word) or (len(s) >= _PREFIX and word.startswith(s))) for s in stems)
+
+
+def _is_name(word: str, lines: list[StoredLine]) -> bool:
+    """Does the space write ``word`` as a name: capitalised inside a line, or owning something?"""
+    folded = fold(word)
+    named = False
+    for line in lines:
+        tokens = list(_TOKEN.finditer(line.text))
+        for i, m in enumerate(tokens):
+            token = m[0].removesuffix("'s").removesuffix("’s")
+            if fold(token) != folded:
+                continue
+            if not token[:1].isupper():
+                return False  # written in lower case too: a plain word
+            after = tokens[i + 1][0] if i + 1 < len(tokens) else ""
+            surname = after[:1].isupper() and after.lower() not in NOT_NAMES
+            named = named or i > 0 or token != m[0] or surname  # "Kate Hughes is ..."
+    return named and folded not in NOT_NAMES
+
+
+def with_names(conn: Connection, space: str, text: str, hidden: bool) -> str:
+    """``text`` with each word the space writes only as a name written so: "forget kate" ->
+    "forget Kate", so "kate" is a person who must be in the line, not a word to find."""
+    out = text
+    if describe(text).exact:
+        return text  # an identifier or a code names the line whatever else is said
+    for word in content_words(text):
+        if word[:1].isupper() or len(word) < 3 or not word.isalpha() or evidence_of(word):
+            continue
+        if not word.isascii():
+            continue
+        lines = list(space_lines(conn, space, hidden=hidden, holding=(word,)))
+        if lines and _is_name(word, lines):
+            spelled = _spelling(word, lines)
+            out = re.sub(rf"(?<![\w'’]){re.escape(word)}(?![\w])", spelled, out)
+    names = describe(out).names
+    if len(names) > 1:
+        # "the villa rosa wifi from our Lisbon trip": a name no line holds, beside one that
+        # some do, is a word saying which of their lines, not a person who must be there
+        for name in names:
+            held = space_lines(conn, space, hidden=hidden, holding=(name.lower(),))
+            if name.isascii() and not any(mentions(line.text, name) for line in held):
+                out = re.sub(rf"(?<![\w'’]){re.escape(name)}(?![\w])", name.lower(), out)
+    return out
+
+
+def names_said(conn: Connection, space: str, text: str) -> tuple[str, ...]:
+    """The people ``text`` names, as the space spells them: whose direction meaning leaves out."""
+    return describe(with_names(conn, space, text, hidden=False)).names
+
+
+def _spelling(word: str, lines: list[StoredLine]) -> str:
+    for line in lines:
+        for m in _TOKEN.finditer(line.text):
+            token = m[0].removesuffix("'s").removesuffix("’s")
+            if fold(token) == fold(word):
+                return token
+    return word
+
+
+def about_kin(text: str, names: tuple[str, ...], asked: str) -> bool:
+    """Is ``text`` about one of these people's kin ("Ilse's husband ..."), not asked about?"""
+    if "'s" not in text and "’s" not in text:
+        return False  # a plain test first: most lines own nothing
+    said = {fold(w) for w in _TOKEN.findall(asked)}
+    for name in names:
+        pattern = rf"(?<!\w){re.escape(fold(name))}['’]s\s+(\w+)"
+        for m in re.finditer(pattern, fold(text)):
+            if m[1] in _KIN and m[1] not in said:
+                return True
+    return False
+
+
+def _someone_else(text: str) -> bool:
+    """A line about another person: it names what someone owns ("Priyanka's car", "Mum's GP")."""
+    for m in _OWNED.finditer(text):
+        word = m[1]
+        if word.lower() in _RELATIONS or (word[:1].isupper() and word.lower() not in NOT_NAMES):
+            return True
+    return False
+
+
+def _pool(
+    conn: Connection, space: str, words: list[_Word], meaning: Described, hidden: bool
+) -> list[StoredLine]:
+    near = nearest_passages(
+        conn, meaning.vector, space, k=_NEAR, oversample=4, use_floor=False,
+        in_memory=False, exact_under=100_000, ef_search=64,
+    )  # fmt: skip
+    starts = sorted({fold(w.stem)[:_PREFIX] for w in words if len(w.stem) >= 3})
+    starts = [s for s in starts if s.isascii()]
+    ids = [row.sentence_id for row in near]
+    if not starts and not ids:
+        return []
+    return list(
+        space_lines(conn, space, hidden=hidden, holding_any=starts or ("\0",), with_ids=ids)
+    )
+
+
+def best_match(
+    conn: Connection,
+    space: str,
+    d: Description,
+    meaning: Described | None,
+    *,
+    hidden: bool = False,
+) -> list[StoredLine]:
+    """The line ``d`` clearly means, [] when none stands out; close ones raise an ambiguity."""
+    if meaning is None or d.exact:
+        return []
+    words = _words(d.text)
+    if not words and not d.names:
+        return []
+    pool = _pool(conn, space, words, meaning, hidden)
+    names = [fold(n) for n in d.names]
+    names += [w.raw for w in words if not w.raw[:1].isupper() and _is_name(w.raw, pool)]
+    named = {fold(n) for n in names}
+    if named:
+        pool = [line for line in pool if all(_holds_name(line.text, n) for n in named)]
+    elif d.user:
+        pool = [line for line in pool if not _someone_else(line.text)]
+    words = [w for w in words if w.stem not in named and fold(w.raw) not in named]
+    if named and not words and not d.groups:
+        return pool  # "forget about bjorn": everything about Björn
+    if named:
+        pool = [
+            line
+            for line in pool
+            if not about_kin(line.text, tuple(named), d.text) and not d.other_kind(line.text)
+        ]
+        return clear_winners(conn, space, d.text, pool, meaning) if pool else []
+    if not pool:
+        return []
+    return _winners(conn, space, d, pool, words, meaning)
+
+
+def _holds_name(text: str, name: str) -> bool:
+    folded = fold(text)
+    return re.search(rf"(?<!\w){re.escape(fold(name))}(?!\w)", folded) is not None
+
+
+def _winners(
+    conn: Connection,
+    space: str,
+    d: Description,
+    pool: list[StoredLine],
+    words: list[_Word],
+    meaning: Described,
+) -> list[StoredLine]:
+    lines, sims, found = similarities(conn, space, pool, meaning)
+    if not lines:
+        return []
+    query = meaning.without_anchor(meaning.vector)[0]
+    sample = [v for i, v in recent_vectors(conn, space, _SAMPLE).items() if i not in found]
+    if len(sample) < _MIN_SAMPLE:
+        sample = list(found.values())
+    others = meaning.without_anchor(np.stack(sample)) @ query
+    typical = float(np.median(others))
+    spread = float(np.std(others)) or 1.0
+    held = [_line_stems(line.text) for line in lines]
+    weights = {w.stem: math.log(1 + len(lines) / (1 + sum(_holds(w.stem, h) for h in held)))
+               for w in words}  # fmt: skip
+    # Two words of typical weight say it all: a long description's extra words are what the
+    # person adds ("... we hid under the blue pot last summer"), not a checklist.
+    total = min(sum(weights.values()), _ENOUGH * sum(weights.values()) / max(len(weights), 1))
+    total = total or 1.0
+    scores = []
+    for line, sim, stems in zip(lines, sims, held, strict=True):
+        share = min(1.0, sum(weight for w, weight in weights.items() if _holds(w, stems)) / total)
+        if not all(stems & group_stems(kinds) for kinds in d.kind_words):
+            share = 0.0  # "my bitcoin wallet password": a line with no password is not it
+        scores.append(((float(sim) - typical) / spread + WORDS_WEIGHT * share, share, line))
+    scores.sort(key=lambda s: -s[0])
+    best, share, line = scores[0]
+    if best < STANDS_OUT or (not share and best < STANDS_OUT + ALONE):
+        return []  # meaning alone, with no word shared, must stand out further
+    if len(scores) > 1 and scores[1][0] > best - LEAD:
+        closest = [s[2].text for s in scores[:_CANDIDATES] if s[0] > best - LEAD]
+        raise AmbiguousDescriptionError(
+            f"{d.text!r} could mean any of {len(closest)} lines and none stands out; "
+            "nothing was changed: quote the one meant",
+            closest,
+        )
+    return [line]
