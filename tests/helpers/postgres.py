@@ -56,7 +56,7 @@ def fresh_database(server: Any) -> Iterator[str]:
 def stopped(server: Any) -> Iterator[None]:
     """``server`` stopped (``-m fast``: every connection cut) until the block ends, then
     started again on the same socket, so the same URLs reach it."""
-    from pgserver.postgres_server import pg_ctl
+    from pgserver.postgres_server import pg_ctl  # type: ignore[attr-defined]  # re-exported, no __all__
 
     pg_ctl(["-w", "-m", "fast", "stop"], pgdata=server.pgdata, user=server.system_user)
     try:
