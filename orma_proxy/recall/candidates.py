@@ -56,6 +56,7 @@ from orma_proxy.recall.search import EmbedQuery, Passage, hybrid_search
 from orma_proxy.recall.states import query_terms
 from orma_proxy.recall.temporal import SECONDS_PER_DAY, History
 from orma_proxy.store import Connection, Reader, execute_fn, fetch_sentences, keyword_passages
+from orma_proxy.store.keyword_index import KeywordIndex
 from orma_proxy.store.vector_index import VectorIndex
 from orma_proxy.text.attributes import groups_of, kinds_shown
 
@@ -164,6 +165,7 @@ async def gather(
     now: float,
     *,
     vectors: VectorIndex | None = None,
+    keywords: KeywordIndex | None = None,
     floor: QueryFloor | None = None,
 ) -> Pool:
     """Every candidate for ``query`` with its RRF relevance (see the module docstring)."""
@@ -183,6 +185,7 @@ async def gather(
             k=config.search_k,
             config=config,
             vectors=vectors,
+            keywords=keywords,
             now=now,
             floor=floor,
         ),
