@@ -26,8 +26,8 @@ from orma_proxy.memory.indexer import Indexer
 from orma_proxy.memory.priority import lower_thread_priority
 from orma_proxy.offload import in_thread
 from orma_proxy.recall.access import AccessLog
+from orma_proxy.store import KeywordIndex
 from orma_proxy.store.database import Database
-from orma_proxy.store.keyword_index import KeywordIndex
 from orma_proxy.store.vector_index import VectorIndex
 
 # Sentences per embedding call of the indexer. A call cannot be interrupted, and

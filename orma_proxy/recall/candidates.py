@@ -55,8 +55,14 @@ from orma_proxy.recall.floor import QueryFloor
 from orma_proxy.recall.search import EmbedQuery, Passage, hybrid_search
 from orma_proxy.recall.states import query_terms
 from orma_proxy.recall.temporal import SECONDS_PER_DAY, History
-from orma_proxy.store import Connection, Reader, execute_fn, fetch_sentences, keyword_passages
-from orma_proxy.store.keyword_index import KeywordIndex
+from orma_proxy.store import (
+    Connection,
+    KeywordIndex,
+    Reader,
+    execute_fn,
+    fetch_sentences,
+    keyword_passages,
+)
 from orma_proxy.store.vector_index import VectorIndex
 from orma_proxy.text.attributes import groups_of, kinds_shown
 

@@ -19,8 +19,14 @@ from orma_proxy.recall.pack import Entry, MemoryBlock, Shares, TokenCounter, pac
 from orma_proxy.recall.rank import novelty_gate, score
 from orma_proxy.recall.relevance import relevant
 from orma_proxy.recall.search import EmbedQuery
-from orma_proxy.store import Connection, Reader, access_times, execute_fn, float_vectors
-from orma_proxy.store.keyword_index import KeywordIndex
+from orma_proxy.store import (
+    Connection,
+    KeywordIndex,
+    Reader,
+    access_times,
+    execute_fn,
+    float_vectors,
+)
 from orma_proxy.store.vector_index import VectorIndex
 
 

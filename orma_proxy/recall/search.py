@@ -32,6 +32,7 @@ from orma_proxy.recall.turns import (
 )
 from orma_proxy.store import (
     Connection,
+    KeywordIndex,
     Reader,
     SentenceRow,
     execute_fn,
@@ -42,7 +43,6 @@ from orma_proxy.store import (
     pair_passages,
     speakers_among,
 )
-from orma_proxy.store.keyword_index import KeywordIndex
 from orma_proxy.store.vector_index import VectorIndex
 from orma_proxy.text import QueryDates, finest_terms, query_dates
 from orma_proxy.text.names import names_in

@@ -68,6 +68,8 @@ class SpaceKeywords:
     length_of: Counts = field(default_factory=lambda: np.zeros(0))  # tokens, by sentence id
     rows: int = 0
     tokens: float = 0.0
+    scored: int = 0  # postings the last ``top`` scored (FTS5 scores every one of them)
+    _acc: Counts = field(default_factory=lambda: np.zeros(0), repr=False)
 
     @classmethod
     def build(cls, postings: Iterable[tuple[str, Ids]], members: Ids) -> SpaceKeywords:
@@ -137,7 +139,10 @@ class SpaceKeywords:
         self.rows += len(docs)
 
     def top(self, phrases: list[str], k: int) -> list[tuple[int, float]]:
-        """The ``k`` best (sentence id, BM25) for one-token ``phrases``, best first (MaxScore)."""
+        """The ``k`` best (sentence id, BM25) for one-token ``phrases``, best first (MaxScore).
+
+        Not reentrant (one accumulator per space): ``KeywordIndex`` calls it under its lock.
+        """
         rows = self.rows
         if rows == 0 or k < 1:
             return []
@@ -153,17 +158,22 @@ class SpaceKeywords:
         terms.sort()
         bounds = [w * (K1 + 1) for _, _, w in terms]  # a term's most, however often it occurs
         rest = [sum(bounds[i:]) for i in range(len(bounds) + 1)]
-        acc = np.zeros(len(self.length_of))  # each sentence's score so far, by id
+        if len(self._acc) != len(self.length_of):
+            self._acc = np.zeros(len(self.length_of))
+        acc = self._acc  # each sentence's score so far, by id; all zeros between calls
+        self.scored = 0
         taken: list[Ids] = []
         while len(taken) < len(terms):
             _, term, weight = terms[len(taken)]
             ids = self.ids[term]
             acc[ids] += self._score(term, weight, ids, average)
             taken.append(ids)
+            self.scored += len(ids)
             if len(taken) < len(terms) and rest[len(taken)] < _kth(acc[_some(taken, k)], k):
                 break  # no sentence the common terms alone find can reach the top k
         found = _union(taken, len(acc))
         scores = acc[found]
+        acc[found] = 0.0
         if len(taken) < len(terms):
             alive = scores + rest[len(taken)] >= _kth(scores, k)
             found, scores = found[alive], scores[alive]
@@ -172,6 +182,7 @@ class SpaceKeywords:
                 at = np.minimum(np.searchsorted(ids, found), len(ids) - 1)
                 hit = ids[at] == found
                 scores[hit] += self._score(term, weight, found[hit], average, at[hit])
+                self.scored += len(found)
         best = (
             np.flatnonzero(scores >= _kth(scores, k)) if len(found) > k else np.arange(len(found))
         )
