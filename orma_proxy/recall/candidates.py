@@ -202,7 +202,9 @@ async def gather(
         probe.floor = await floor(probe.vector, config.recall_topic_margin)
     if config.recall_screen:
         limit = config.recall_passages
-        passages = await execute_fn(conn, lambda c: shown(c, space, passages, query, limit))
+        passages = await execute_fn(
+            conn, lambda c: shown(c, space, passages, query, limit, keywords)
+        )
     items: dict[ItemKey, Candidate] = {}
     for p in passages[: config.recall_passages]:  # all of them still lend states their score
         items[("passage", p.sentence_id)] = _passage_candidate(p, p.score)
@@ -293,14 +295,21 @@ def _history_as_passages(
 
 
 def shown(
-    conn: Connection, space: str, passages: list[Passage], query: str, limit: int
+    conn: Connection,
+    space: str,
+    passages: list[Passage],
+    query: str,
+    limit: int,
+    held: KeywordIndex | None = None,
 ) -> list[Passage]:
     """The passages the block may show (``chatter.screen``: no chatter, echo, stray question).
 
     An assistant sentence is compared with the lines of the space sharing its
     words (the ``ECHO_LOOKUP`` best by BM25), whether or not the query found them;
     only until ``limit`` passages are kept: an assistant sentence past them would
-    never be shown, and backs no state, so it is left out unread.
+    never be shown, and backs no state, so it is left out unread. The lookups use
+    ``held``'s postings when it holds the space (a sentence's every word: FTS5 would
+    score each common one's every posting).
     """
     said = [Said(p.text, p.role, p.episode_id) for p in passages]
     keep = screen(said, query, chat_roles=CHAT_ROLES)  # without the lookups: echoes kept
@@ -312,7 +321,7 @@ def shown(
             words = " ".join(sorted(words_of(s.text)))
             lines = [
                 Said(row.text, row.role, row.episode_id)
-                for row in keyword_passages(conn, words, space, ECHO_LOOKUP)
+                for row in keyword_passages(conn, words, space, ECHO_LOOKUP, held=held)
                 if row.role != "assistant"
             ]
             if not screen([s], query, chat_roles=CHAT_ROLES, statements=lines)[0]:
