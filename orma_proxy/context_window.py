@@ -10,9 +10,10 @@ its own limits.
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
+if TYPE_CHECKING:  # httpx loads with the first request (a tenth of a second of start-up)
+    import httpx
 
 __all__ = ["estimate_tokens", "learn_context_window"]
 
@@ -34,6 +35,8 @@ async def learn_context_window(
     headers: dict[str, str] | None = None,
 ) -> int | None:
     """The context length in tokens the server at ``root`` (no ``/v1``) runs ``model`` with."""
+    import httpx
+
     try:
         props = await client.get(f"{root}/props", timeout=probe_seconds, headers=headers)
         if props.status_code == 200:

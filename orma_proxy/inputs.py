@@ -13,9 +13,10 @@ import unicodedata
 
 from orma_proxy.errors import InputError
 
-__all__ = ["DEFAULT_SPACE", "MAX_SPACE_CHARS", "check_space", "check_text"]
+__all__ = ["DEFAULT_SPACE", "MAX_SPACE_CHARS", "ROLES", "check_space", "check_text"]
 
 DEFAULT_SPACE = "default"
+ROLES = ("user", "assistant", "note", "document", "tool")  # who said an episode
 MAX_SPACE_CHARS = 200
 
 

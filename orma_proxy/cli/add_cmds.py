@@ -6,7 +6,7 @@ import contextlib
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.text import Text
@@ -26,12 +26,11 @@ from orma_proxy.cli.shared_options import (
     state,
 )
 from orma_proxy.errors import InputError, OrmaError, StoreError
-from orma_proxy.inputs import DEFAULT_SPACE
-from orma_proxy.memory.files import StoredPiece
-from orma_proxy.memory.sync import Memory
-from orma_proxy.store.episodes import ROLES
-from orma_proxy.text.files import TEXT_SUFFIXES
-from orma_proxy.text.segment import split_sentences
+from orma_proxy.inputs import DEFAULT_SPACE, ROLES
+
+if TYPE_CHECKING:  # the memory stack loads once a command opens a memory, not for --help
+    from orma_proxy.memory.files import StoredPiece
+    from orma_proxy.memory.sync import Memory
 
 app = typer.Typer()
 
@@ -41,6 +40,8 @@ INTERRUPTED = 130  # the shell's code for a command ended by Ctrl-C
 
 def _looks_like_path(arg: str) -> bool:
     """A single word naming a text file or containing a slash: a mistyped path, not a note."""
+    from orma_proxy.text.files import TEXT_SUFFIXES
+
     if not arg or any(ch.isspace() for ch in arg):
         return False
     suffix = Path(arg).suffix.lower()
@@ -78,6 +79,8 @@ class _Adding:
 def _add_note(
     memory: Memory, note: str, space: str, role: str, speaker: str | None
 ) -> dict[str, Any]:
+    from orma_proxy.text.segment import split_sentences
+
     episode_id = memory.add(note, space=space, role=role, speaker=speaker)
     sentences = len(split_sentences(note, memory.config.max_sentence_chars))
     return {

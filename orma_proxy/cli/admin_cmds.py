@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich import box
@@ -20,8 +20,9 @@ from orma_proxy.cli.shared_options import (
     say,
     state,
 )
-from orma_proxy.config import OrmaConfig
-from orma_proxy.config_load import load_config
+
+if TYPE_CHECKING:  # pydantic loads with the commands that read the settings, not for --help
+    from orma_proxy.config import OrmaConfig
 
 app = typer.Typer()
 
@@ -78,7 +79,7 @@ def settings(config: OrmaConfig) -> dict[str, Any]:
     """Every field, JSON-ready: ``db_path`` resolved (None when the memory is in PostgreSQL),
     secrets only saying whether they are set."""
     values = config.model_dump(mode="json")
-    for name, field in OrmaConfig.model_fields.items():
+    for name, field in type(config).model_fields.items():
         if not field.repr:
             values[name] = HIDDEN if values[name] else None
     values["db_path"] = None if config.db_url else str(config.resolved_db_path())
@@ -98,6 +99,9 @@ def config(
     <data dir>/config.toml (or the file ORMA_CONFIG names) over the built-in
     defaults. Commands take their own options on top, e.g. `orma proxy --upstream`.
     """
+    from orma_proxy.config import OrmaConfig
+    from orma_proxy.config_load import load_config
+
     cli = state(ctx)
     loaded = load_config(OrmaConfig, {} if db is None else {"db_path": db})
     values = settings(loaded.config)

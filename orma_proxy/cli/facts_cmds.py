@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from pydantic import TypeAdapter
 from rich import box
 from rich.table import Table
 from rich.text import Text
@@ -23,8 +22,10 @@ from orma_proxy.cli.shared_options import (
     state,
 )
 from orma_proxy.errors import InputError
-from orma_proxy.facts import Event, State, is_alternative
 from orma_proxy.inputs import DEFAULT_SPACE
+
+if TYPE_CHECKING:  # loaded with the memory, by the commands that open one
+    from orma_proxy.facts import State
 
 app = typer.Typer()
 
@@ -38,11 +39,17 @@ def rule_line(value: str) -> str:
 
 def fact_json(found: State) -> dict[str, Any]:
     """A state as JSON: every field, times in ISO 8601, and its one-line ``text``."""
+    from pydantic import TypeAdapter
+
+    from orma_proxy.facts import State
+
     fields: dict[str, Any] = TypeAdapter(State).dump_python(found, mode="json")
     return {**fields, "text": found.text}
 
 
 def _shown(found: State) -> Text:
+    from orma_proxy.facts import is_alternative
+
     if found.prohibited:
         return Text(rule_line(found.value), style="bold red" if found.active else "red")
     if is_alternative(found):  # what a rule says to do instead, as recall shows it
@@ -131,6 +138,10 @@ def recall(
             {"sentence_id": p.sentence_id, "episode_id": p.episode_id, "text": p.text}
             for p in block.passages
         ]
+        from pydantic import TypeAdapter
+
+        from orma_proxy.facts import Event
+
         events = [TypeAdapter(Event).dump_python(e, mode="json") | {"text": e.text}
                   for e in block.events]  # fmt: skip
         print_json(

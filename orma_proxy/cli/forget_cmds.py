@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich import box
@@ -31,8 +31,10 @@ from orma_proxy.cli.shared_options import (
     state,
 )
 from orma_proxy.errors import AmbiguousDescriptionError, InputError, NothingMatchedError
-from orma_proxy.forget import ForgetResult, naming
 from orma_proxy.inputs import DEFAULT_SPACE
+
+if TYPE_CHECKING:  # loaded with the memory, by the commands that open one
+    from orma_proxy.forget import ForgetResult
 
 app = typer.Typer()
 
@@ -55,6 +57,8 @@ def _each_person(query: str, every: bool, act: Callable[[str], ForgetResult]) ->
     except AmbiguousDescriptionError as exc:
         if not every:
             raise
+        from orma_proxy.forget import naming
+
         return [act(naming(query, person)) for person in exc.candidates]
 
 
@@ -277,6 +281,8 @@ def purge(
                 people = []  # said once more, and its tombstone left, by _purge
             else:
                 people = []
+        from orma_proxy.forget import naming
+
         for person in people:
             _purge(cli, naming(query, person), space, db, dry_run, yes, json_out)
         if people:

@@ -18,7 +18,6 @@ from orma_proxy.cli.shared_options import (
     serving_logs,
     state,
 )
-from orma_proxy.config import is_db_url
 from orma_proxy.inputs import DEFAULT_SPACE
 from orma_proxy.mcp import CLIENTS, serve_stdio, snippet
 
@@ -33,6 +32,8 @@ def _check_client(value: str | None) -> str | None:
 
 def _server_args(db: str | None, space: str) -> list[str]:
     """The options the client must pass for the same database and space as this command."""
+    from orma_proxy.config import is_db_url
+
     if db is not None and not is_db_url(db):
         db = str(Path(db).expanduser().resolve())
     args = [] if db is None else ["--db", db]

@@ -23,7 +23,7 @@ from orma_proxy.cli.shared_options import (
     say,
     state,
 )
-from orma_proxy.embed.models import KNOWN
+from orma_proxy.embed.specs import KNOWN
 from orma_proxy.errors import InputError
 from orma_proxy.inputs import DEFAULT_SPACE
 

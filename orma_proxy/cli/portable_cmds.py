@@ -7,7 +7,7 @@ import os
 import sys
 import threading
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich import filesize
@@ -24,9 +24,11 @@ from orma_proxy.cli.shared_options import (
     say,
     state,
 )
-from orma_proxy.embed.models import KNOWN
+from orma_proxy.embed.specs import KNOWN
 from orma_proxy.errors import InputError
-from orma_proxy.memory.sync import Memory
+
+if TYPE_CHECKING:  # loaded by open_memory, once a command opens a memory
+    from orma_proxy.memory.sync import Memory
 
 app = typer.Typer()
 

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from types import TracebackType
-from typing import Self, TypeVar
+from typing import TYPE_CHECKING, Self, TypeVar
 
 from rich.console import Console
 from rich.progress import (
@@ -26,7 +26,8 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from orma_proxy.memory.sync import Memory
+if TYPE_CHECKING:
+    from orma_proxy.memory.sync import Memory
 
 T = TypeVar("T")
 

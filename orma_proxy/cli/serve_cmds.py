@@ -13,11 +13,12 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from orma_proxy.cli.shared_options import DbOption, configured, say, serving_logs, state
-from orma_proxy.config import OrmaConfig
 from orma_proxy.errors import ConfigError
 
 if TYPE_CHECKING:  # the server (uvicorn, Starlette) loads only when a command serves
     import uvicorn
+
+    from orma_proxy.config import OrmaConfig
 
 app = typer.Typer()
 

@@ -7,18 +7,19 @@ import logging
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.text import Text
 
-from orma_proxy.config import OrmaConfig
-from orma_proxy.embed.base import Embedder
 from orma_proxy.errors import InputError, NothingMatchedError, StoreError
 from orma_proxy.inputs import check_space
-from orma_proxy.memory.sync import Memory
-from orma_proxy.store import MAX_ROW_ID
+
+if TYPE_CHECKING:  # the memory stack loads in the commands that open a memory, not for --help
+    from orma_proxy.config import OrmaConfig
+    from orma_proxy.embed.base import Embedder
+    from orma_proxy.memory.sync import Memory
 
 
 @dataclass
@@ -90,6 +91,8 @@ def sqlite_id(what: str) -> Callable[[int | None], int | None]:
     """
 
     def check(value: int | None) -> int | None:
+        from orma_proxy.store import MAX_ROW_ID
+
         if value is not None and not 1 <= value <= MAX_ROW_ID:
             raise InputError(f"no {what} #{value}: ids run from 1 to {MAX_ROW_ID}")
         return value
@@ -99,6 +102,8 @@ def sqlite_id(what: str) -> Callable[[int | None], int | None]:
 
 def sqlite_count(value: int | None) -> int | None:
     """An option callback capping a count at SQLite's largest integer ("all of them")."""
+    from orma_proxy.store import MAX_ROW_ID
+
     return None if value is None else min(value, MAX_ROW_ID)
 
 
@@ -162,6 +167,8 @@ JsonOption = Annotated[
 def configured(db: str | None, **given: object) -> OrmaConfig:
     """The configuration with only the options a user gave (None keeps what the
     environment, ``config.toml`` or the default says) and ``--db`` applied."""
+    from orma_proxy.config import OrmaConfig
+
     config = OrmaConfig.load(**{name: value for name, value in given.items() if value is not None})
     return config if db is None else config.with_db(db)
 
@@ -184,6 +191,8 @@ def open_memory(
     leave an empty database behind because of a typo in ``--db``.
     ``background_index=False`` embeds nothing unless asked (``add --no-wait``).
     """
+    from orma_proxy.memory.sync import Memory
+
     config = configured(db, embed_model=embed_model, upstream=upstream, model=model)
     if not background_index:
         config.index_in_background = False

@@ -64,13 +64,20 @@ def rewritten_graph(model_id: str, heads: int, onnx_path: Path, config: OrmaConf
         counts = json.loads(graph_file.with_suffix(".json").read_text("utf-8"))
         if graph_file.is_file():
             return Rewritten(int(counts["rewritten"]), int(counts["fused"]), graph_file)
-    from orma_proxy.embed.graph import fuse_attention, fuse_gelu, integer_matmuls, read_model
+    from orma_proxy.embed.graph import (
+        fuse_attention,
+        fuse_gelu,
+        gather_int8_rows,
+        integer_matmuls,
+        read_model,
+    )
 
     graph = read_model(onnx_path)
     rewritten = integer_matmuls(graph) if config.embed_int8_matmul else 0
     fused = fuse_attention(graph, heads) + fuse_gelu(graph) if config.embed_fuse_layers else 0
-    if not (rewritten or fused):
+    if not (rewritten or fused):  # the rows' rewrite (exact) rides along with the others
         return Rewritten(0, 0, onnx_path)
+    gather_int8_rows(graph)
     return Rewritten(rewritten, fused, graph.SerializeToString(), graph_file)
 
 

@@ -17,13 +17,13 @@ import importlib.util
 import logging
 import os
 import threading
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from orma_proxy.config import OrmaConfig
 from orma_proxy.embed.cache import Rewritten, rewritten_graph
-from orma_proxy.embed.onnx import OnnxEmbedder, Pooling, open_session
+from orma_proxy.embed.onnx import OnnxEmbedder, open_session
+from orma_proxy.embed.specs import BGE_SMALL, KNOWN, MINILM_INT8, ModelSpec
 from orma_proxy.errors import EmbedderError, ModelUnavailableError
 
 if TYPE_CHECKING:
@@ -32,20 +32,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 HUB_URL = "https://huggingface.co"
-
-
-@dataclass(frozen=True)
-class ModelSpec:
-    model_id: str
-    pooling: Pooling
-    max_tokens: int
-    heads: int  # attention heads per layer
-    dim: int
-
-
-BGE_SMALL = ModelSpec("BAAI/bge-small-en-v1.5", "cls", 512, 12, 384)
-MINILM_INT8 = ModelSpec("all-MiniLM-L6-v2-int8", "mean", 256, 12, 384)
-KNOWN = {spec.model_id: spec for spec in (BGE_SMALL, MINILM_INT8)}
 
 
 def load_embedder(config: OrmaConfig, recorded_model: str | None = None) -> OnnxEmbedder:

@@ -6,19 +6,18 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from orma_proxy.embed.base import Vectors, normalise
+from orma_proxy.embed.specs import Pooling
 from orma_proxy.errors import EmbedderError
 
 if TYPE_CHECKING:  # onnxruntime and tokenizers load with the first model: a command that
     import onnxruntime as ort  # embeds nothing (``orma stats``) starts without them
     from tokenizers import Tokenizer
 
-
-Pooling = Literal["cls", "mean"]
 
 # A token is rarely shorter than this many characters; text past
 # max_tokens * _CHARS_PER_TOKEN can never be read by the model, so it is cut

@@ -4,15 +4,20 @@ Sleep's apply step reads a slot before it writes one: what is active there,
 what the user forgot from the very line read again, what was already drawn
 from that line (a rule set by hand, or a fact or rule drawn as the line was
 recorded: the same line read again is not said again). Plain sync functions
-of the connection, run inside the write job that applies a batch.
+of the connection, run inside the write job that applies a batch; and
+``forget_state``, a state closed by hand (``orma forget ID``).
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
+from orma_proxy.errors import InputError
 from orma_proxy.facts.marks import CORRECTED, FORGOTTEN
+from orma_proxy.facts.removed import missing_state_error
 from orma_proxy.facts.rules import CARRIED_SQL, FORBIDDEN_PREFIX, INSTEAD_PREFIX
+from orma_proxy.facts.states import close_state
 from orma_proxy.store import Connection
 from orma_proxy.store.select import Row, Select
 
@@ -23,6 +28,7 @@ __all__ = [
     "active_in_slot",
     "alternatives_of",
     "drawn_in_slot",
+    "forget_state",
     "forgotten_values",
     "is_active",
     "redraw",
@@ -182,3 +188,19 @@ def is_active(conn: Connection, space: str, state_id: int) -> bool | None:
     if row is None or row[0] != space:
         return None
     return bool(row[1])
+
+
+def forget_state(conn: Connection, space: str, state_id: int) -> None:
+    """Close an active state of ``space`` now; an unknown id, or another space's, is refused.
+
+    A removed id (a redo did not find its fact again, a purge) says it no longer exists.
+    """
+    active = is_active(conn, space, state_id)
+    if active is None:
+        raise missing_state_error(conn, space, state_id)
+    if not active:
+        raise InputError(f"state #{state_id} is already closed (it stays in the history)")
+    now = time.time()
+    close_state(conn, state_id, None, now, FORGOTTEN)
+    for alternative in alternatives_of(conn, state_id):  # nothing to do instead of no rule
+        close_state(conn, alternative, None, now, FORGOTTEN)

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import re
 
-from orma_proxy.sleep import stated_value
-
 __all__ = ["answer"]
 
 _TIME = re.compile(
@@ -29,6 +27,8 @@ _SELF = re.compile(r"(?i)^(?:i'm|i am|i've|i|my|we|we're|he|she|they|he's|she's|
 
 def answer(new: str, holder: str, attribute: str) -> str:
     """The phrase of ``new`` that answers ``holder``'s ``attribute`` (else ``new`` itself)."""
+    from orma_proxy.sleep import stated_value  # sleep's rule tables: only when superseding
+
     whole = " ".join(new.split())
     phrase = _phrase(whole, holder)
     ruled = stated_value(whole, attribute)

@@ -39,7 +39,6 @@ from orma_proxy.forget.closest import nothing_matched
 from orma_proxy.forget.match import Correction, correction, cut_lines
 from orma_proxy.forget.meaning import Described
 from orma_proxy.forget.results import ForgetResult
-from orma_proxy.sleep import correct_lines
 from orma_proxy.store import (
     Connection,
     Database,
@@ -76,6 +75,9 @@ async def supersede(
     if dry_run:
         seen = await db.reader.execute_fn(find)
         return ForgetResult("supersede", space, True, seen.affected, seen.preview, facts=seen.facts)
+    # Sleep's rule tables load with the first correction, not with every memory.
+    from orma_proxy.sleep import correct_lines
+
     now = time.time()
     segments = split_sentences(new, config.max_sentence_chars)
 

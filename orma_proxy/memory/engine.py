@@ -12,13 +12,10 @@ from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from functools import cached_property, lru_cache
 from pathlib import Path
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from orma_proxy.errors import InputError, OrmaError, StoreError
-from orma_proxy.facts import FORBID_MARK, State, list_facts, state_by_id
-from orma_proxy.forget.tombstones import add_unless_purged
+from orma_proxy.facts import FORBID_MARK, State, forget_state, list_facts, state_by_id
 from orma_proxy.inputs import DEFAULT_SPACE, check_space, check_text
 from orma_proxy.memory.episodes import When, prepare, timestamp
 from orma_proxy.memory.files import StoredPiece, store_file
@@ -26,26 +23,18 @@ from orma_proxy.memory.forgetting import Forgetting
 from orma_proxy.memory.messages import inject_block, recall_query, text_of
 from orma_proxy.memory.portability import Portability
 from orma_proxy.memory.stats import Stats, collect_stats
-from orma_proxy.recall.candidates import Probe
-from orma_proxy.recall.floor import BackgroundFloor, QueryFloor
-from orma_proxy.recall.pack import MemoryBlock, TokenCounter, estimate_tokens
-from orma_proxy.recall.pipeline import RecallRequest, recall_block
-from orma_proxy.recall.relevance import below_floor
-from orma_proxy.recall.search import SearchResult, hybrid_search
-from orma_proxy.recall.states import matching_states
-from orma_proxy.recall.tokens import load_token_counter
-from orma_proxy.sleep import (
-    OWN_WORDS,
-    Clock,
-    Sleeper,
-    SleepReport,
-    UpstreamGate,
-    draw_on_record,
-)
-from orma_proxy.sleep.manual import forget_state, register_rule
+from orma_proxy.sleep.batch import OWN_WORDS
 from orma_proxy.store import stored_at
 from orma_proxy.store.connect import Connection, DatabaseError
 from orma_proxy.store.episodes import insert_episode, sentence_ranges
+
+if TYPE_CHECKING:  # recall, sleep and httpx load with the first search, recall or sleep
+    import httpx  # (``orma stats`` and the other commands that embed nothing never need them)
+
+    from orma_proxy.recall.floor import BackgroundFloor, QueryFloor
+    from orma_proxy.recall.pack import MemoryBlock, TokenCounter
+    from orma_proxy.recall.search import SearchResult
+    from orma_proxy.sleep import Clock, Sleeper, SleepReport, UpstreamGate
 
 
 class AsyncMemory(Forgetting, Portability):
@@ -89,6 +78,8 @@ class AsyncMemory(Forgetting, Portability):
     async def _draw(self, space: str, episode_ids: list[int]) -> None:
         """Rules and rule-based facts of the user's new lines, at once (``sleep/awake.py``),
         one draw after another (``_drawing``)."""
+        from orma_proxy.sleep import draw_on_record
+
         async with self._drawing:
             await draw_on_record(self.sleeper(), space, episode_ids, self.config)
 
@@ -204,6 +195,7 @@ class AsyncMemory(Forgetting, Portability):
             for role, text, metadata in turns
         ]
         said = [(episode.role, episode.text) for episode, _ in episodes]
+        from orma_proxy.forget.tombstones import add_unless_purged  # not in the writer's thread
 
         def write(conn: Connection) -> list[int | None]:
             if once and (ids := stored_at(conn, space, said_at, said)) is not None:
@@ -245,6 +237,14 @@ class AsyncMemory(Forgetting, Portability):
         space = check_space(space)
         if k < 1:
             raise InputError("k must be at least 1")
+        from orma_proxy.recall import (
+            Probe,
+            SearchResult,
+            below_floor,
+            hybrid_search,
+            matching_states,
+        )
+
         probe = Probe()
         passages = await hybrid_search(
             db.reader,
@@ -305,6 +305,8 @@ class AsyncMemory(Forgetting, Portability):
         space = check_space(space)
         now = timestamp(at, default=time.time())
         budget = min(budget_tokens or self.config.budget_tokens, self.config.budget_tokens)
+        from orma_proxy.recall import RecallRequest, recall_block
+
         request = RecallRequest(
             query=query[: self.config.max_query_chars],
             space=space,
@@ -348,6 +350,8 @@ class AsyncMemory(Forgetting, Portability):
             messages, self.config.recall_context_messages, self.config.recall_context_chars
         )
         if not query.strip():
+            from orma_proxy.recall import MemoryBlock
+
             return MemoryBlock("", 0)
         recent = messages[-self.config.recall_exclude_messages :]
         return await self.recall(
@@ -377,6 +381,8 @@ class AsyncMemory(Forgetting, Portability):
 
     @cached_property
     def _background(self) -> BackgroundFloor:
+        from orma_proxy.recall import BackgroundFloor
+
         return BackgroundFloor(self._embed_batch, lambda: self.embedder.model_id)
 
     @property
@@ -394,6 +400,8 @@ class AsyncMemory(Forgetting, Portability):
         Counts are remembered (LRU): the same state lines come back recall after
         recall, and tokenizing them again would cost more than the search.
         """
+        from orma_proxy.recall import estimate_tokens, load_token_counter
+
         counter: TokenCounter = getattr(self.embedder, "count_tokens", estimate_tokens)
         if self.config.tokenizer is not None:
             counter = load_token_counter(self.config.tokenizer)
@@ -424,6 +432,8 @@ class AsyncMemory(Forgetting, Portability):
         the background of the server's event loop. ``clock`` (tests) times the backoff
         between failed LLM tries.
         """
+        from orma_proxy.sleep import Sleeper
+
         db = self._opened()
         return Sleeper(
             db.reader, db.writer, self._embed_batch, self.config, http=http, gate=gate, clock=clock
@@ -462,6 +472,8 @@ class AsyncMemory(Forgetting, Portability):
         rule = check_text(rule, "rule")
         space = check_space(space)
         episode_id = await self.add(rule, space=space, role="note", metadata={"orma": FORBID_MARK})
+        from orma_proxy.sleep import register_rule
+
         state_id = await db.writer.execute_write_fn(
             lambda conn: register_rule(conn, space, episode_id, rule, self.config)
         )

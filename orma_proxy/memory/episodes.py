@@ -15,9 +15,9 @@ from functools import partial
 from typing import Any
 
 from orma_proxy.errors import InputError
-from orma_proxy.inputs import check_space, check_text
+from orma_proxy.inputs import ROLES, check_space, check_text
 from orma_proxy.offload import in_thread
-from orma_proxy.store.episodes import ROLES, NewEpisode
+from orma_proxy.store.episodes import NewEpisode
 from orma_proxy.text.segment import Segment
 from orma_proxy.text.speaker import split_said
 

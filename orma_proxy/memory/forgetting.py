@@ -10,15 +10,14 @@ operation and wakes the indexer when it stored a line.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from orma_proxy.errors import InputError
-from orma_proxy.forget import AuditEntry, Described, ForgetResult, describe
-from orma_proxy.forget.audit import read_audit
-from orma_proxy.forget.purge import purge
-from orma_proxy.forget.release import release, unrelease
-from orma_proxy.forget.supersede import supersede
 from orma_proxy.inputs import DEFAULT_SPACE, check_space, check_text
 from orma_proxy.memory.lifecycle import Lifecycle
+
+if TYPE_CHECKING:  # orma_proxy.forget loads with the first of these calls, not with every memory
+    from orma_proxy.forget import AuditEntry, Described, ForgetResult
 
 
 class Forgetting(Lifecycle):
@@ -32,6 +31,8 @@ class Forgetting(Lifecycle):
         ``new`` is stored as a note. Recall never shows the old lines again nor
         returns the old value as current; ``facts(include_history=True)`` keeps it.
         """
+        from orma_proxy.forget.supersede import supersede
+
         db = self._opened()
         if not isinstance(old, int) or isinstance(old, bool):
             old = check_text(old, "old").strip()
@@ -55,6 +56,8 @@ class Forgetting(Lifecycle):
         A bare topic also takes what is near it in meaning. Nothing is deleted;
         ``unrelease(result.release_id)`` brings it all back.
         """
+        from orma_proxy.forget.release import release
+
         db = self._opened()
         query, space = check_text(query, "query"), check_space(space)
         threshold = self.config.release_threshold if threshold is None else threshold
@@ -70,6 +73,8 @@ class Forgetting(Lifecycle):
         """Undo release ``release_id``: its passages, states and events are recalled again."""
         if isinstance(release_id, bool) or not isinstance(release_id, int):
             raise InputError(f"release_id must be an integer, not {release_id!r}")
+        from orma_proxy.forget.release import unrelease
+
         return await unrelease(self._opened(), release_id, check_space(space))
 
     async def purge(
@@ -84,6 +89,8 @@ class Forgetting(Lifecycle):
         Their sentences, index entries, vectors and every state and event drawn
         from them go too. Irreversible; audited by ids and counts, never the text.
         """
+        from orma_proxy.forget.purge import purge
+
         db = self._opened()
         target: str | list[int]
         meaning = None
@@ -102,6 +109,8 @@ class Forgetting(Lifecycle):
 
     async def _described(self, text: str) -> Described:
         """The description's vector and its names', once every stored line has its own."""
+        from orma_proxy.forget import Described, describe
+
         await self.flush()
         vector = await self.embed_query(text[: self.config.max_query_chars])
         names = " ".join(describe(text).names)
@@ -109,5 +118,7 @@ class Forgetting(Lifecycle):
 
     async def audit(self, space: str | None = None, limit: int | None = None) -> list[AuditEntry]:
         """Audited supersedes, releases, unreleases and purges, newest first."""
+        from orma_proxy.forget.audit import read_audit
+
         space = None if space is None else check_space(space)
         return await read_audit(self._opened().reader, space, limit)

@@ -2,20 +2,21 @@
 
 ``AsyncMemory``'s side of ``orma_proxy.portable`` and the store's backup: the
 file work runs off the event loop, and what writes sentences wakes the indexer.
+``orma_proxy.portable`` loads with the first of them, not with every memory.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from orma_proxy.inputs import check_space
 from orma_proxy.memory.lifecycle import Lifecycle
 from orma_proxy.offload import in_thread
-from orma_proxy.portable.export import export_to
-from orma_proxy.portable.load import import_records, read_export
-from orma_proxy.portable.rebuild import RebuildReport, rebuild
 from orma_proxy.store.backup import backup
+
+if TYPE_CHECKING:
+    from orma_proxy.portable.rebuild import RebuildReport
 
 
 class Portability(Lifecycle):
@@ -29,12 +30,16 @@ class Portability(Lifecycle):
         space = None if space is None else check_space(space)
         out = Path(target) if isinstance(target, str | Path) else target
         timeout = self.config.busy_timeout_ms
+        from orma_proxy.portable import export_to
+
         return await in_thread(lambda: export_to(db.location, out, space, busy_timeout_ms=timeout))
 
     async def import_jsonl(self, source: str | Path | TextIO) -> int:
         """Load an ``orma-export`` file into this (empty) memory; returns the records written."""
         db = self._opened()
         given = Path(source) if isinstance(source, str | Path) else source
+        from orma_proxy.portable import import_records, read_export
+
         records = await in_thread(lambda: read_export(given))
         count = await db.writer.execute_write_fn(lambda conn: import_records(conn, records))
         self._index_new()
@@ -42,6 +47,8 @@ class Portability(Lifecycle):
 
     async def rebuild(self) -> RebuildReport:
         """Re-derive sentences, FTS, vectors and the entity graph from the episodes."""
+        from orma_proxy.portable import rebuild
+
         report = await rebuild(self._opened(), self.config)
         self._index_new()
         return report

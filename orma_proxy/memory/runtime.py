@@ -17,8 +17,15 @@ import httpx
 
 from orma_proxy.config import OrmaConfig
 from orma_proxy.embed.base import Embedder
+from orma_proxy.forget import purge, release, supersede
 from orma_proxy.memory.engine import AsyncMemory
-from orma_proxy.sleep import SleepScheduler, UpstreamGate
+from orma_proxy.recall import hybrid_search, recall_block
+from orma_proxy.sleep import SleepScheduler, UpstreamGate, draw_on_record
+
+# What the engine imports on first use (so ``orma stats`` never loads it), loaded with a
+# server instead: its first chat turn (or forget request) must not import recall, sleep or
+# forget on the event loop.
+SERVED_EAGERLY = (hybrid_search, recall_block, draw_on_record, purge, release, supersede)
 
 
 @dataclass(frozen=True)

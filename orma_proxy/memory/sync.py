@@ -14,22 +14,24 @@ import weakref
 from collections.abc import Callable, Coroutine, Iterable
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Self, TextIO, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TextIO, TypeVar
 
 from orma_proxy.config import OrmaConfig
 from orma_proxy.embed.base import Embedder
 from orma_proxy.errors import OrmaError
 from orma_proxy.facts import State
-from orma_proxy.forget import AuditEntry, ForgetResult
 from orma_proxy.inputs import DEFAULT_SPACE
 from orma_proxy.memory.engine import AsyncMemory
 from orma_proxy.memory.episodes import When
 from orma_proxy.memory.files import StoredPiece
 from orma_proxy.memory.stats import Stats
-from orma_proxy.portable.rebuild import RebuildReport
-from orma_proxy.recall.pack import MemoryBlock
-from orma_proxy.recall.search import SearchResult
-from orma_proxy.sleep import SleepReport
+
+if TYPE_CHECKING:  # the engine loads these with the work that returns them
+    from orma_proxy.forget import AuditEntry, ForgetResult
+    from orma_proxy.portable.rebuild import RebuildReport
+    from orma_proxy.recall.pack import MemoryBlock
+    from orma_proxy.recall.search import SearchResult
+    from orma_proxy.sleep import SleepReport
 
 T = TypeVar("T")
 

@@ -14,17 +14,19 @@ states and events drawn from it are all in the block and say all of it
 (``text/unsaid``: every content word of the line is a word of theirs or names
 the kind of one of their attributes): "I live in Pune." folds into
 ``[user.home city: Pune]``, but "My brother Kabir plays the violin." stays beside
-``[user.brother: Kabir]``, whose fact says only part of it. A fact adds to its
-line, never subtracts from it. A passage one of whose facts has changed since is
-shown, marked ``[outdated: now X]``. Tokens are counted with a real tokenizer when one is
-given, and the whole text is recounted at the end: the block never exceeds
-its budget.
+``[user.brother: Kabir]``, whose fact says only part of it. The other way round,
+an event its own candidate line says all of rides on that line: one place, at the
+better of their ranks, so a line and its event never take two places for one thing
+said. A fact adds to its line, never subtracts from it. A passage one of whose
+facts has changed since is shown, marked ``[outdated: now X]``. Tokens are
+counted with a real tokenizer when one is given, and the whole text is recounted
+at the end: the block never exceeds its budget.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 
 from orma_proxy.context_window import estimate_tokens
@@ -225,9 +227,10 @@ def pack_block(
     chosen: list[Entry] = []
     packed: set[ItemKey] = set()
 
-    candidates = {entry.key for entry in ranked}
     facts = {entry.key: entry for entry in ranked if entry.passage is None}
     folding = {entry.key for entry in ranked if _said_by_facts(entry, facts)}
+    ranked = _onto_lines(ranked, folding)
+    candidates = {entry.key for entry in ranked}
 
     def consider(entry: Entry, limit: float) -> None:
         line = _line(layout, entry, seen, packed, folding)
@@ -293,6 +296,38 @@ def _said_by_facts(entry: Entry, facts: dict[ItemKey, Entry]) -> bool:
             words += [*e.who, e.what, e.date or ""]
             dated = dated or e.date is not None
     return not unsaid(passage.text, " ".join(words), attributes, dated=dated, current=current)
+
+
+def _onto_lines(ranked: list[Entry], folding: set[ItemKey]) -> list[Entry]:
+    """Each event its own line says all of, merged into that line: one place, the better rank.
+
+    The line shown beside an event it wholly says would take two places for one
+    thing said, and push out another line; the line, ranked where the better of the
+    two was, carries the event (its date is the line's day and words). A line that
+    folds into its facts (``_said_by_facts``) keeps them instead.
+    """
+    lines = {
+        e.passage.sentence_id: e
+        for e in ranked
+        if e.passage is not None and e.key not in folding and not e.replaced_by
+    }
+    lifted: dict[int, float] = {}
+    kept = []
+    for entry in ranked:
+        event = entry.event
+        line = lines.get(event.sentence_id) if event is not None else None
+        text = line.passage.text if line is not None and line.passage is not None else None
+        if event is not None and text is not None and not unsaid(event.what, text):
+            lifted[event.sentence_id] = max(lifted.get(event.sentence_id, 0.0), entry.score)
+            continue
+        kept.append(entry)
+    merged = [
+        replace(e, score=max(e.score, lifted[e.passage.sentence_id]))
+        if e.passage is not None and e.passage.sentence_id in lifted
+        else e
+        for e in kept
+    ]
+    return sorted(merged, key=lambda e: -e.score)
 
 
 def _backed(entry: Entry, items: set[ItemKey], folding: set[ItemKey]) -> bool:

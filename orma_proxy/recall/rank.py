@@ -74,7 +74,10 @@ def score(
 ) -> list[Candidate]:
     """Score every candidate in place; returns them best first (ties: newest id first)."""
     items = list(candidates)
-    best = max((c.relevance for c in items), default=0.0) or 1.0
+    # The scale is the lines': a state or event scores its line's relevance and more, and
+    # must not, by being there, change how the lines rank against each other.
+    lines = [c.relevance for c in items if c.key[0] == "passage"]
+    best = max(lines or [c.relevance for c in items], default=0.0) or 1.0
     for cand in items:
         times = accesses.get(cand.key)
         if times:

@@ -11,13 +11,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from tokenizers import Tokenizer
-
 from orma_proxy.errors import ConfigError
 
 
 def load_token_counter(path: Path) -> Callable[[str], int]:
     """A counter from a Hugging Face ``tokenizer.json`` file."""
+    from tokenizers import Tokenizer  # only when a chat model's tokenizer is configured
+
     try:
         tokenizer = Tokenizer.from_file(str(Path(path).expanduser()))
     except Exception as exc:  # tokenizers raises its own untyped errors

@@ -7,14 +7,21 @@ one transaction. ``SleepScheduler`` runs it in the background of a server,
 a user's line as it is recorded (``awake``).
 """
 
-from orma_proxy.sleep.awake import draw_on_record
-from orma_proxy.sleep.batch import OWN_WORDS
-from orma_proxy.sleep.consolidate import Sleeper
-from orma_proxy.sleep.gate import UpstreamGate
-from orma_proxy.sleep.manual import correct_lines, forget_state, register_rule, stated_value
-from orma_proxy.sleep.report import Rejection, SleepReport
-from orma_proxy.sleep.retry import Clock, RealClock
-from orma_proxy.sleep.scheduler import SleepScheduler
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from orma_proxy.exports import lazy_exports
+
+if TYPE_CHECKING:
+    from orma_proxy.sleep.awake import draw_on_record
+    from orma_proxy.sleep.batch import OWN_WORDS
+    from orma_proxy.sleep.consolidate import Sleeper
+    from orma_proxy.sleep.gate import UpstreamGate
+    from orma_proxy.sleep.manual import correct_lines, register_rule, stated_value
+    from orma_proxy.sleep.report import Rejection, SleepReport
+    from orma_proxy.sleep.retry import Clock, RealClock
+    from orma_proxy.sleep.scheduler import SleepScheduler
 
 __all__ = [
     "OWN_WORDS",
@@ -27,7 +34,24 @@ __all__ = [
     "UpstreamGate",
     "correct_lines",
     "draw_on_record",
-    "forget_state",
     "register_rule",
     "stated_value",
 ]
+
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "draw_on_record": "awake",
+        "OWN_WORDS": "batch",
+        "Sleeper": "consolidate",
+        "UpstreamGate": "gate",
+        "correct_lines": "manual",
+        "register_rule": "manual",
+        "stated_value": "manual",
+        "Rejection": "report",
+        "SleepReport": "report",
+        "Clock": "retry",
+        "RealClock": "retry",
+        "SleepScheduler": "scheduler",
+    },
+)

@@ -18,8 +18,6 @@ from datetime import date, datetime, timedelta, tzinfo
 from typing import Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-import dateparser
-
 from orma_proxy.errors import ConfigError
 
 Precision = Literal["day", "week", "month", "year"]
@@ -288,6 +286,8 @@ def resolve(phrase: str, said_at: datetime, *, future: bool = False) -> Resolved
         return ResolvedDate(resolved, precision, phrase)
     m = _ABSOLUTE.search(text)
     candidate = m[0] if m else text
+    import dateparser  # a tenth of a second to import: only once a phrase needs it
+
     parsed = dateparser.parse(
         candidate,
         languages=["en"],

@@ -15,8 +15,7 @@ import logging
 import time
 from collections.abc import AsyncIterator
 from dataclasses import replace
-
-import httpx
+from typing import TYPE_CHECKING
 
 from orma_proxy.config import OrmaConfig
 from orma_proxy.errors import ExtractionError, SleepError, StoreError, UpstreamUnavailableError
@@ -43,7 +42,6 @@ from orma_proxy.sleep.extract import (
 )
 from orma_proxy.sleep.gate import UpstreamGate
 from orma_proxy.sleep.heuristic import extract_by_rules
-from orma_proxy.sleep.llm import LLMClient
 from orma_proxy.sleep.manual import reset_keeping_rules
 from orma_proxy.sleep.names import EmbedTexts, NameMerger, value_key
 from orma_proxy.sleep.relations import relations_said
@@ -51,6 +49,11 @@ from orma_proxy.sleep.report import SleepReport
 from orma_proxy.sleep.retry import Clock, RealClock, TryPlan, plan_try
 from orma_proxy.sleep.verify import Verified, VerifiedState, Verifier
 from orma_proxy.store import DatabaseError, Reader, Writer, backlogs, batch_tries, episode_spaces
+
+if TYPE_CHECKING:  # httpx and the LLM client load when a sleep runs, not with the memory
+    import httpx
+
+    from orma_proxy.sleep.llm import LLMClient
 
 log = logging.getLogger(__name__)
 
@@ -127,6 +130,8 @@ class Sleeper:
         if self._http is not None:
             yield self._http
             return
+        import httpx
+
         async with httpx.AsyncClient() as http:
             yield http
 
@@ -136,6 +141,8 @@ class Sleeper:
         """A client for a reachable upstream, or None (then rules extract)."""
         if not self._config.upstream.strip():
             return None
+        from orma_proxy.sleep.llm import LLMClient
+
         client = LLMClient(http, self._config, model=model, gate=self.gate)
         try:
             await client.probe()

@@ -35,7 +35,7 @@ from orma_proxy.sleep.batch import Batch, Line
 from orma_proxy.sleep.extract import Extraction, RawState
 from orma_proxy.sleep.names import normalise_attribute
 from orma_proxy.sleep.rule_events import events_in
-from orma_proxy.sleep.rule_habits import habits_in
+from orma_proxy.sleep.rule_habits import advises, habits_in
 from orma_proxy.sleep.rule_patterns import (
     CLAUSE_END,
     NUMBER,
@@ -46,7 +46,7 @@ from orma_proxy.sleep.rule_patterns import (
 )
 from orma_proxy.sleep.subjects import Subject, spelt_out, subjects_in
 from orma_proxy.sleep.verify import content_words
-from orma_proxy.text import said_rule, standing, unasserted, unresolved
+from orma_proxy.text import encourages, said_rule, standing, unasserted, unresolved
 
 __all__ = ["extract_by_rules"]
 
@@ -126,6 +126,9 @@ _NO_LONGER = re.compile(
     r"^(?P<be>\s+(?:am|is|are))?(?:\s+(?:do|does))?\s+(?:not|(?P<longer>no\s+longer))\b", re.I
 )
 _ANYMORE = re.compile(r"\b(?:anymore|any\s+more)\b", re.I)
+# "My art is about ...", "My family is my motivation": what a thing is about or is to its
+# holder, said of it; no value the attribute holds.
+_NO_VALUE = re.compile(r"^(?:about|my|our|his|her|their)\b", re.I)
 _PRONOUN_VALUE = frozenset({"it", "that", "this", "them", "those", "these", "him", "her"})
 
 
@@ -148,7 +151,7 @@ def _state(
     are unsure").
     """
     value = _trim(value)
-    if not value or value.lower() in _PRONOUN_VALUE or unresolved(value):
+    if not value or value.lower() in _PRONOUN_VALUE or unresolved(value) or _NO_VALUE.match(value):
         return None  # "my plan is to go there": where, the value does not say
     if attribute != "prefers" and _SECOND_PERSON.search(f"{value} {condition}"):
         return None
@@ -231,13 +234,15 @@ def _instructions(line: Line, text: str) -> Iterator[RawState]:
     "From now on, use rebase" and "Keep answers short unless I ask for detail"
     (an exception presupposes the rule) set how it is done.
     """
-    if said_rule(text) or line.speaker:
-        return
+    if said_rule(text) or line.speaker or encourages(text):
+        return  # "Chin up, never give up on the shop!": cheering on, no instruction
     holds = standing(text) or _UNLESS_TAIL.search(text.rstrip(" .!")) is not None
     m = _ALWAYS.match(text) or (_IMPERATIVE.match(text) if holds else None)
     if m is None:
         return
     value, condition = m["value"], ""
+    if value.split()[0].lower().endswith("ing"):
+        return  # "Always staying calm.": no verb said to anyone, a fragment
     unless = _UNLESS_TAIL.search(value)
     if unless:
         value, condition = value[: unless.start()], f"unless {unless['cond'].strip()}"
@@ -368,10 +373,16 @@ def extract_by_rules(batch: Batch, known: Sequence[RawState] = ()) -> Extraction
     said in an earlier one.
     """
     result = Extraction()
+    turns: dict[int, list[str]] = {}
+    for line in batch.lines:
+        turns.setdefault(line.episode_id, []).append(line.text)
+    advising = {episode for episode, said in turns.items() if advises(" ".join(said))}
     for line in batch.lines:
         if not line.citable or unasserted(line.text):
             continue
         found = _read_line(line, batch.preceding(line), [*known, *result.states])
+        if line.episode_id in advising:
+            found.states = [s for s in found.states if s.attribute != "habit"]
         if line.speaker:
             # "Asha: I moved to Mumbai": the first person of a named speaker's line is them.
             found.states = [

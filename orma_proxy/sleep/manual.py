@@ -10,7 +10,6 @@ in history (``orma facts --history``) and is never deleted.
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -22,14 +21,11 @@ from orma_proxy.facts import (
     USER,
     Slot,
     alternative_attribute,
-    alternatives_of,
     clear_facts,
     close_state,
     entity_id,
     hand_rules,
     hand_states,
-    is_active,
-    missing_state_error,
 )
 from orma_proxy.sleep.apply import apply_state
 from orma_proxy.sleep.batch import OWN_WORDS, Batch, Line
@@ -48,7 +44,6 @@ __all__ = [
     "FORBID_MARK",
     "FORGOTTEN",
     "correct_lines",
-    "forget_state",
     "register_rule",
     "reset_keeping_rules",
     "rule_value",
@@ -166,22 +161,6 @@ def _line(conn: Connection, sentence_id: int) -> Line:
     if row is None:
         raise InputError(f"no sentence #{sentence_id}")
     return Line(1, row.sentence_id, row.episode_id, row.role, row.text, row.said_at, row.speaker)
-
-
-def forget_state(conn: Connection, space: str, state_id: int) -> None:
-    """Close an active state of ``space`` now; an unknown id, or another space's, is refused.
-
-    A removed id (a redo did not find its fact again, a purge) says it no longer exists.
-    """
-    active = is_active(conn, space, state_id)
-    if active is None:
-        raise missing_state_error(conn, space, state_id)
-    if not active:
-        raise InputError(f"state #{state_id} is already closed (it stays in the history)")
-    now = time.time()
-    close_state(conn, state_id, None, now, FORGOTTEN)
-    for alternative in alternatives_of(conn, state_id):  # nothing to do instead of no rule
-        close_state(conn, alternative, None, now, FORGOTTEN)
 
 
 def reset_keeping_rules(conn: Connection, space: str, config: OrmaConfig) -> None:

@@ -91,8 +91,12 @@ def forbidden_attribute(raw_attribute: str, rule: str) -> str:
 
 
 def normalise_value(raw: str) -> str:
-    """Whitespace collapsed, surrounding quotes and end punctuation dropped."""
-    return " ".join(raw.split()).strip(" \"'.,;:!")
+    """Whitespace collapsed, surrounding quotes and end punctuation dropped.
+
+    A quote the value opens keeps its close: 'watch "Elf"' is a title, not 'watch "Elf'.
+    """
+    value = " ".join(raw.split()).strip(" \"'.,;:!")
+    return f'{value}"' if value.count('"') % 2 else value
 
 
 def value_key(value: str) -> str:

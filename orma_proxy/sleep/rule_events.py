@@ -19,7 +19,7 @@ from orma_proxy.sleep import clock
 from orma_proxy.sleep.batch import Line
 from orma_proxy.sleep.extract import RawEvent
 from orma_proxy.sleep.rule_patterns import PAST_IRREGULAR
-from orma_proxy.sleep.subjects import subjects_in
+from orma_proxy.sleep.subjects import Subject, subjects_in
 from orma_proxy.text import felt, lead_in, passing, unresolved
 
 __all__ = ["events_in"]
@@ -48,10 +48,28 @@ _BEFORE = re.compile(r"(?:\b(?:since|for|until|till|by|every|each|from)\s+)$", r
 _HOW_LONG = re.compile(r"(?:since|for|until|till|from)\b", re.I)
 # "My sister Leela and her husband Arjun visited": a second subject before the verb.
 _JOINED = re.compile(r"^\s+and\s+(?:(?:my|our|his|her|their)\s+(?:\w+\s+)?)?[A-Z][a-z][\w'-]*")
+# "I had a race where we were losing at the turn": the past progressive sets a story's scene; what
+# happened comes after, and the clause alone says the opposite of its end.
+_SCENE = re.compile(r"\b(?:where|when|as)\s+\w+\s+(?:was|were)\s+(?:\w+\s+)?\w+ing\b", re.I)
+# "I'm relaxing this weekend": what someone is doing over the next day or two, a plan of
+# the moment, unless it is an appointment-like occasion or names someone or somewhere.
+_SOON = re.compile(
+    r"^(?:today|tonight|this\s+(?:weekend|morning|afternoon|evening)|right\s+now|now)$", re.I
+)
+_PROGRESSIVE = re.compile(r"^\s+(?:am|is|are)\s+(?:\w+\s+)?\w+ing\b", re.I)
+_OCCASION = re.compile(rf"\b(?:{_PLANNED})\b", re.I)
+# "we had our first outing": an unnamed group's own occasion ("our ..."), what it was left
+# to the rest of the line, unless a name (a capital) or a place or topic ("at", "in") says.
+_WE_HAD = re.compile(
+    r"^[Ww]e\s+had\s+our\b(?![^A-Z]*[A-Z])(?!.*\b(?:at|in|on|to|for|about|of|from|with)\b)"
+)
 _TO_YOU = re.compile(r"\b(?:you|your|yours)\b", re.I)
-# What a date phrase takes with it: "in", "on", and "about" ("about a year ago").
+# What a date phrase takes with it: "in", "on", "about" ("about a year ago") and "later"
+# ("later this month": alone, "later" would dangle).
 _PREPOSITION = re.compile(
-    r"\s*\b(?:(?:on|in|at|during)\s+)?(?:(?:about|around|roughly|nearly|almost|over)\s*)?$", re.I
+    r"\s*\b(?:(?:on|in|at|during)\s+)?"
+    r"(?:(?:about|around|roughly|nearly|almost|over|later|earlier)\s*)?$",
+    re.I,
 )
 _OPENING = re.compile(r"^(?:(?:then|and|so|but|also|well|oh|anyway|just)\b[\s,]*)+", re.I)
 # "We just did it", "I'm going to try making it": what was done is said elsewhere.
@@ -81,6 +99,14 @@ def _clause_of(text: str, start: int, end: int) -> tuple[int, int]:
     return first, last
 
 
+def _passing_plan(clause: str, phrase: str, subject: Subject) -> bool:
+    """Whether ``clause`` is what someone is doing over the next day or two ("I'm resting")."""
+    if not _SOON.match(phrase.strip()) or not _PROGRESSIVE.match(subject.rest):
+        return False
+    named = any(w[:1].isupper() for w in clause.split()[1:])
+    return not named and not _OCCASION.search(clause)
+
+
 def events_in(line: Line, text: str, preceding: Sequence[str]) -> list[RawEvent]:
     """The dated event ``text`` (contractions spelt out) tells of, if any."""
     phrase = clock.find_date_phrase(text)
@@ -108,6 +134,8 @@ def events_in(line: Line, text: str, preceding: Sequence[str]) -> list[RawEvent]
     subject = subjects[0]
     if not _DOING.match(_JOINED.sub("", subject.rest)) or _TO_YOU.search(clause):
         return []  # no act, or one with the assistant ("I'll call you tomorrow")
+    if _SCENE.search(clause) or _WE_HAD.match(clause) or _passing_plan(clause, phrase, subject):
+        return []  # a story's scene, an unnamed group's occasion, a plan of the moment
     if clause.split()[0].lower() in ("i", "we", "my", "our"):
         who = [USER] if subject.about == USER else [USER, subject.about]
     else:

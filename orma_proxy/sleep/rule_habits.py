@@ -17,8 +17,10 @@ took during a morning workout"), a clause inside a noun phrase ("the book I
 read last year reminds me"), what a group does to itself ("we push each
 other"), what everyone does ("we all need a push"), a stance rather than a
 doing ("I remember when", "I understand how"), a phrase with "it" or "them"
-the rules cannot resolve, a phrase about "you", and a third person's phrase
-told in the speaker's own words ("she always puts a smile on my face").
+the rules cannot resolve, a phrase about "you", a third person's phrase
+told in the speaker's own words ("she always puts a smile on my face"), and a
+habit in a turn that advises the listener ("... You could try that."): the
+advice's example, not a habit told for its own sake.
 """
 
 from __future__ import annotations
@@ -29,11 +31,11 @@ from collections.abc import Sequence
 from orma_proxy.sleep.batch import Line
 from orma_proxy.sleep.extract import RawState
 from orma_proxy.sleep.rule_patterns import PAST_IRREGULAR
-from orma_proxy.sleep.subjects import Subject, subjects_in
+from orma_proxy.sleep.subjects import Subject, spelt_out, subjects_in
 from orma_proxy.sleep.verify import tidy_condition
 from orma_proxy.text import felt, unresolved
 
-__all__ = ["habits_in"]
+__all__ = ["advises", "habits_in"]
 
 _DAYS = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _FREQUENCY = re.compile(
@@ -66,6 +68,12 @@ _DRINK = frozenset({"drink", "drinks"})
 _SUBORDINATE = re.compile(
     r"\b(?:when(?:ever)?|if|unless|while|because|since|after|before|until|as|though|where|"
     r"who|that|which|(?:every|each|any|the\s+first|the\s+last)\s+time|the\s+moment|once)\s*$",
+    re.I,
+)
+# Advice to the listener (``advises``).
+_ADVISES = re.compile(
+    r"\byou\s+(?:\w+\s+)?(?:could|can|should|might|may\s+want\s+to)\s+(?:also\s+)?"
+    r"(?:try|do|give|start|consider)\b|\bwhy\s+(?:don't|do\s+not)\s+you\b|\bhave\s+you\s+tried\b",
     re.I,
 )
 _MOST_LEAD_WORDS = 4  # "On weekdays after lunch": longer, it is a clause of its own
@@ -200,6 +208,15 @@ def _drink(
     return RawState(
         line=line.number, about=subject.about, attribute=attribute, value=value, condition=condition
     )
+
+
+def advises(turn: str) -> bool:
+    """Whether ``turn`` advises its listener ("When it's hard I walk. You could try that.").
+
+    What the speaker says of their own ways in such a turn is the advice's example,
+    shaped for the listener: no habit told for its own sake.
+    """
+    return _ADVISES.search(spelt_out(turn)) is not None
 
 
 def habits_in(

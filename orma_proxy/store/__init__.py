@@ -6,6 +6,7 @@ functions of a connection, typed in and out, so another backend could stand
 behind the same names.
 """
 
+from orma_proxy.inputs import ROLES
 from orma_proxy.store.accesses import Access, access_times, add_accesses
 from orma_proxy.store.audit import AuditRow, audit_rows, insert_audit
 from orma_proxy.store.backup import backup
@@ -36,7 +37,6 @@ from orma_proxy.store.consolidation import (
 from orma_proxy.store.counts import Counts, counts, database_bytes
 from orma_proxy.store.database import Database
 from orma_proxy.store.episodes import (
-    ROLES,
     NewEpisode,
     RecentEpisode,
     SentenceRow,

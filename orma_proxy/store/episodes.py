@@ -18,8 +18,6 @@ from orma_proxy.store.select import Select
 from orma_proxy.store.sentences import NewSentence, insert_sentences
 from orma_proxy.text.segment import Segment
 
-ROLES = ("user", "assistant", "note", "document", "tool")
-
 
 def space_tag(space: str) -> str:
     """One opaque FTS token per space (letters and digits only, never stemmed away)."""

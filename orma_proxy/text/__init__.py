@@ -39,7 +39,7 @@ from orma_proxy.text.identifiers import PREFIX_CHARS, Identifier, find_identifie
 from orma_proxy.text.moods import Mood, felt, mood, sought, standing, unasserted
 from orma_proxy.text.names import NOT_NAMES, clean_name, names_in
 from orma_proxy.text.passing import passing
-from orma_proxy.text.prohibitions import Prohibition, read_rule, said_rule
+from orma_proxy.text.prohibitions import Prohibition, encourages, read_rule, said_rule
 from orma_proxy.text.segment import Segment, split_sentences
 from orma_proxy.text.speaker import leading_speaker, split_said
 from orma_proxy.text.stopwords import STOPWORDS
@@ -65,6 +65,7 @@ __all__ = [
     "clean_name",
     "date_terms",
     "date_terms_or_none",
+    "encourages",
     "evidence_of",
     "felt",
     "find_identifiers",

@@ -5,7 +5,9 @@ learned that the hard way", "I just submitted a few more" and "we go a few
 times a week" lean on something outside them (where? what? go where?): alone
 they are meaningless, and a reader would guess. "I had a setback", "We had a
 great time" and "I had an experience that reminded me of ..." only announce
-what the next clause says: alone they say nothing. ``unresolved`` and
+what the next clause says: alone they say nothing, and neither does who it was
+with or against ("a brilliant day out with the crew"). "These dogs" and "that photo"
+point at people named before or a picture the listener was shown. ``unresolved`` and
 ``lead_in`` name why such a value is no fact; sleep then draws nothing from it
 and the words stay in their episode for recall. The word lists below are data:
 short, general English, each with why it is there.
@@ -25,13 +27,13 @@ EVALUATIVE = frozenset(
     """good fine great okay ok alright bad terrible awful horrible nice amazing awesome cool
     funny hilarious lovely wonderful brilliant perfect weird strange crazy sad boring
     interesting cute silly lame meh well better worse excellent fantastic fun tough hard
-    rough incredible intense wild wicked busy""".split()  # noqa: SIM905
+    rough incredible intense wild wicked busy unexpected""".split()  # noqa: SIM905
 )
 # Nouns that name an occasion without saying what it was: "a great time", "a setback".
 # "game" is one: for someone who plays, "I had a crazy game" says only that a game was.
 _GENERIC = frozenset(
     """time times experience experiences day days night moment moments thing things stuff
-    news setback blast one lot bit game week weekend""".split()  # noqa: SIM905
+    news setback blast one lot bit game week weekend incident incidents battle""".split()  # noqa: SIM905
 )
 # Verbs that carry no content of their own: the content is their object.
 _LIGHT = frozenset(
@@ -41,7 +43,7 @@ _LIGHT = frozenset(
 # Words that only grade or place in time what another word says.
 _DEGREE = frozenset(
     """really so very pretty super quite such just actually finally also totally truly
-    absolutely kind sort bit little real most""".split()  # noqa: SIM905
+    absolutely kind sort bit little real most out""".split()  # noqa: SIM905
 )
 # Verbs whose object or destination must be said: "we went", "I did", "I got".
 _NEEDS_OBJECT = re.compile(
@@ -88,6 +90,18 @@ _FINITE = re.compile(
 # Where what a generic noun was begins: "an experience that reminded me of ...".
 _RELATIVE = re.compile(r"\s(?:that|which|who|where|when|whose)\s", re.I)
 _WORD = re.compile(r"[a-z][a-z'-]*", re.I)
+# "these dogs", "those folk": a plural demonstrative picks out a set named elsewhere.
+_PLURAL_DEMONSTRATIVE = re.compile(r"\b(?:these|those)\s+[a-z]", re.I)
+# "this photo", "that snap": a picture the listener was shown and the fact's reader never sees.
+_SHOWN = re.compile(
+    r"\b(?:this|that|these|those)\s+(?:\w+\s+)?(?:pics?|pictures?|photos?|shots?|snaps?|images?|"
+    r"videos?|selfies?|screenshots?)\b",
+    re.I,
+)
+_QUOTES = ('"', "\u201c\u201d")
+# Whom one was with or against, on the way where: the circumstances of an occasion, not
+# what it was, unless they name someone or somewhere (a capital stops the phrase).
+_CIRCUMSTANCE = re.compile(r"\b(?:with|against|on\s+(?:my|our|the)\s+way)(?:\s+[a-z][\w'-]*)*")
 
 
 def _pronoun_demonstrative(value: str) -> bool:
@@ -113,6 +127,10 @@ def unresolved(value: str) -> str | None:
         return "it points at a thing said elsewhere"
     if _ELLIPSIS.search(text):
         return "it counts things named elsewhere"
+    if _PLURAL_DEMONSTRATIVE.search(text) or _SHOWN.search(text):
+        return "it points at people or a picture shown or named elsewhere"
+    if text.count(_QUOTES[0]) % 2 or sum(text.count(q) for q in _QUOTES[1]) % 2:
+        return "it was cut inside a quotation"
     for m in _NEEDS_OBJECT.finditer(text):
         if m[0].isupper() or text[max(0, m.start() - 1) : m.start()] in (":", "-", "/", "."):
             continue  # "CS:GO", "Pokemon GO": a name, not the verb
@@ -129,7 +147,7 @@ def lead_in(value: str) -> bool:
     mere occasion are gone is nothing; a relative clause after the occasion
     ("an experience that reminded me of ...") says what it did, not what it was.
     """
-    head = _RELATIVE.split(f" {value} ", maxsplit=1)[0]
+    head = _CIRCUMSTANCE.sub(" ", _RELATIVE.split(f" {value} ", maxsplit=1)[0])
     left = [
         w
         for w in (x.lower().strip("'") for x in _WORD.findall(head))

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["Prohibition", "read_rule", "said_rule"]
+__all__ = ["Prohibition", "encourages", "read_rule", "said_rule"]
 
 _APOSTROPHE = "['\u2019]"
 # What may come before the negation of a rule said in chat: a clause, a courtesy.
@@ -34,6 +34,17 @@ _SAID = re.compile(
 _NOT_RULES = re.compile(
     r"^(?:worry|mind|know|think|care|understand|bother|feel|forget|remember|have|need|want|"
     r"like|hesitate|been|had|done|gone|seen|heard|met|got|gotten|tried)\b|^(?:be\s+)?sorry\b",
+    re.I,
+)
+# Encouragement: "Don't give up!", "Never let one bad review stop you". What the
+# listener should not give up or fear is their own life, no instruction on replies.
+_ENCOURAGING = re.compile(
+    r"\b(?:give\s+up|quit|lose\s+(?:hope|heart|faith)|doubt\s+yourself|hang\s+in\s+there"
+    r"|stop\s+(?:believing|trying|dreaming|pushing|fighting)"
+    r"|be\s+(?:so\s+|too\s+)?(?:afraid|scared|discouraged|hard\s+on\s+yourself)"
+    r"|let\s+(?:\w+\s+){0,6}?(?:stop|hold\s+back|get|bring|keep|drag)\s+you\b"
+    r"|miss\s+a\s+beat|keep\s+(?:going|it\s+up|pushing|at\s+it|trying|fighting|shining)"
+    r"|stay(?:ing)?\s+(?:strong|positive|motivated|focused))",
     re.I,
 )
 # A rule as declared (``orma_forbid``, an anti-pattern): a label, then maybe a negation.
@@ -135,6 +146,15 @@ def said_rule(sentence: str) -> str | None:
     if not text or text.rstrip().endswith("?"):
         return None
     found = _SAID.search(text)
-    if found is None or _NOT_RULES.match(found["rest"]):
+    if found is None or _NOT_RULES.match(found["rest"]) or encourages(found["rest"]):
         return None
     return _tidy(found["rest"]) or None
+
+
+def encourages(text: str) -> bool:
+    """Whether ``text`` cheers its listener on ("never give up", "don't let it stop you").
+
+    Said to anyone, it is about the listener's own life: a fact about neither
+    person and no rule for an assistant's replies.
+    """
+    return _ENCOURAGING.search(text) is not None

@@ -1,4 +1,8 @@
-"""What a command that embeds nothing loads: no model runtime, no server."""
+"""What a command that embeds nothing loads: no model runtime, no server, no HTTP client.
+
+Each command runs as ``orma`` runs it (``main()``, which builds only the command
+named), in a new process, on a memory holding an embedded note.
+"""
 
 from __future__ import annotations
 
@@ -8,30 +12,33 @@ import sys
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
-# Run the command in this process, then name the heavy packages it imported.
+from orma_proxy.cli.app import GROUPS, app, app_for
+from tests.helpers.cli import Orma
+
+# Run the command in this process as the console script does, then name what it imported.
 _RUN_AND_LIST = """
 import sys
-from orma_proxy.cli.app import app
+from orma_proxy.cli.app import main
+sys.argv = ["orma", *sys.argv[1:]]
 try:
-    app(sys.argv[1:])
+    main()
 except SystemExit as done:
     print("exit", done.code)
-heavy = ("onnxruntime", "onnx", "huggingface_hub", "uvicorn", "starlette", "mcp")
-print("loaded:", [name for name in heavy if name in sys.modules])
+heavy = (
+    "onnxruntime", "onnx", "tokenizers", "huggingface_hub", "uvicorn", "starlette", "mcp",
+    "httpx", "dateparser",
+)
+light = ("pydantic", "numpy", "sqlite_vec", "orma_proxy.memory", "orma_proxy.store")
+print("heavy:", [name for name in heavy if name in sys.modules])
+print("light:", [name for name in light if name in sys.modules])
 """
 
 
-@pytest.mark.parametrize(
-    "args",
-    [["--help"], ["stats"], ["facts"], ["config"], ["export"], ["forget", "7"]],
-)
-def test_a_command_loads_no_model_and_no_server_unless_it_needs_them(
-    tmp_path: Path, args: list[str]
-) -> None:
-    db = tmp_path / "memory.db"
-    env = {**os.environ, "ORMA_DB": str(db), "ORMA_DIR": str(tmp_path / "home")}
-    env |= {"XDG_CACHE_HOME": str(tmp_path / "cache"), "HF_HUB_OFFLINE": "1"}
+def _loaded(args: list[str], db: Path, home: Path) -> tuple[str, str, str]:
+    env = {**os.environ, "ORMA_DB": str(db), "ORMA_DIR": str(home)}
+    env |= {"XDG_CACHE_HOME": str(home / "cache"), "HF_HUB_OFFLINE": "1"}
     done = subprocess.run(
         [sys.executable, "-c", _RUN_AND_LIST, *args],
         env=env,
@@ -40,4 +47,49 @@ def test_a_command_loads_no_model_and_no_server_unless_it_needs_them(
         timeout=120,
         check=True,
     )
-    assert done.stdout.splitlines()[-1] == "loaded: []", done.stdout
+    *_, heavy, light = done.stdout.splitlines()
+    return done.stdout, heavy, light
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["--help"], ["stats"], ["facts"], ["config"], ["export"], ["forget", "7"]],
+)
+def test_a_command_loads_no_model_and_no_server_unless_it_needs_them(
+    orma: Orma, tmp_path: Path, orma_home: Path, args: list[str]
+) -> None:
+    db = tmp_path / "memory.db"
+    assert orma("add", "My dog is called Rex.", "--db", db).exit_code == 0
+    out, heavy, light = _loaded(args, db, orma_home)
+    assert heavy == "heavy: []", out
+    if args == ["--help"]:  # typer and rich alone: no settings, no memory
+        assert light == "light: []", out
+    elif args != ["config"]:
+        wanted = "exit 2" if args[0] == "forget" else "exit 0"  # forget 7: no such state
+        assert wanted in out.splitlines(), out
+        assert "orma_proxy.memory" in light, out  # it did open the memory
+
+
+def test_main_builds_only_the_command_named() -> None:
+    """``orma stats`` reads one command's signature, not two dozen; anything else, the whole app."""
+    names = {
+        command.name or command.callback.__name__.replace("_", "-")
+        for group in GROUPS
+        for command in group.registered_commands
+        if command.callback is not None
+    }
+    assert {"stats", "search", "import", "forget", "add"} <= names
+    for name in names:
+        for args in ([name], ["-v", name, "--json"], ["--verbose", name]):
+            (only,) = app_for(args).registered_commands
+            assert only.name == name or only.callback.__name__ == name.replace("-", "_")
+    for args in ([], ["--help"], ["--version"], ["stat"], ["--install-completion", "stats"]):
+        assert app_for(args) is app
+
+
+@pytest.mark.parametrize("args", [["stats", "--help"], ["import", "--help"], ["search"]])
+def test_a_command_alone_says_what_it_says_in_the_whole_app(args: list[str]) -> None:
+    runner = CliRunner()
+    alone, whole = runner.invoke(app_for(args), args), runner.invoke(app, args)
+    assert (alone.exit_code, alone.output) == (whole.exit_code, whole.output)
+    assert alone.output.strip()

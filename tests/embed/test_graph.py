@@ -11,7 +11,13 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 from orma_proxy.config import OrmaConfig
-from orma_proxy.embed.graph import fuse_attention, fuse_gelu, integer_matmuls, read_model
+from orma_proxy.embed.graph import (
+    fuse_attention,
+    fuse_gelu,
+    gather_int8_rows,
+    integer_matmuls,
+    read_model,
+)
 from orma_proxy.embed.models import _minilm_files, load_embedder
 from orma_proxy.embed.onnx import OnnxEmbedder
 from orma_proxy.errors import EmbedderError
@@ -173,6 +179,28 @@ def test_minilm_fused_gives_the_same_vectors_and_honours_padding() -> None:
     fused.batch_size = len(texts)  # the float model pads a batch to its longest text
     one_by_one = np.stack([fused.embed([t])[0] for t in texts])
     np.testing.assert_allclose(fused.embed(texts), one_by_one, atol=1e-5)
+
+
+def test_minilm_gathers_int8_rows_with_the_same_floats_bit_for_bit() -> None:
+    """The word and position tables are gathered as int8: no float table left to fold, the
+    same hidden states exactly (Cast and Mul commute with picking rows)."""
+    graph = read_model(_minilm_files()[0])
+    before = graph.SerializeToString()
+    assert gather_int8_rows(graph) == 2
+    assert gather_int8_rows(graph) == 0  # nothing left in that shape
+    gathers = [n for n in graph.graph.node if n.op_type == "Gather"]
+    assert {n.input[0] for n in gathers} >= {
+        "inner.embeddings.word_embeddings.weight_q",
+        "inner.embeddings.position_embeddings.weight_q",
+    }
+    ids = np.array([[101, 2026, 24385, 2003, 2852, 1012, 102]], dtype=np.int64)
+    feed = {"input_ids": ids, "attention_mask": np.ones_like(ids), "token_type_ids": 0 * ids}
+    runs = []
+    for model in (before, graph.SerializeToString()):
+        session = ort.InferenceSession(model, providers=["CPUExecutionProvider"])
+        wanted = {i.name for i in session.get_inputs()}
+        runs.append(session.run(None, {k: v for k, v in feed.items() if k in wanted})[0])
+    assert np.array_equal(runs[0], runs[1])
 
 
 def test_minilm_int8_keeps_the_float_runs_meaning(embedder: OnnxEmbedder) -> None:

@@ -6,9 +6,8 @@ import asyncio
 
 import pytest
 
-from orma_proxy import AsyncMemory, OrmaConfig
+from orma_proxy import AsyncMemory, OrmaConfig, recall
 from orma_proxy.embed.onnx import OnnxEmbedder
-from orma_proxy.memory import engine
 from tests.helpers.recall_store import Store, sahil
 
 NOW = "2026-11-01T10:00:00+05:30"
@@ -20,7 +19,7 @@ async def test_no_more_recalls_run_at_once_than_configured(
     config: OrmaConfig, embedder: OnnxEmbedder, monkeypatch: pytest.MonkeyPatch, slots: int
 ) -> None:
     running, most = 0, 0
-    real = engine.recall_block
+    real = recall.recall_block  # the engine takes it from the package at each recall
 
     async def counted(*args: object, **kwargs: object) -> object:
         nonlocal running, most
@@ -31,7 +30,7 @@ async def test_no_more_recalls_run_at_once_than_configured(
         finally:
             running -= 1
 
-    monkeypatch.setattr(engine, "recall_block", counted)
+    monkeypatch.setattr(recall, "recall_block", counted)
     config = config.model_copy(update={"recall_concurrency": slots})
     async with AsyncMemory(config=config, embedder=embedder) as mem:
         await sahil(Store(mem))

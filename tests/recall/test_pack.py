@@ -9,7 +9,7 @@ import pytest
 
 from orma_proxy import AsyncMemory, OrmaConfig
 from orma_proxy.embed.onnx import OnnxEmbedder
-from orma_proxy.facts import State
+from orma_proxy.facts import Event, State
 from orma_proxy.recall.layout import COMPACT_FORBIDDEN_NOTE as FORBIDDEN_NOTE
 from orma_proxy.recall.pack import Entry, pack_block
 from orma_proxy.recall.search import Passage
@@ -187,3 +187,46 @@ def test_a_share_smaller_than_a_line_does_not_starve_the_best_match(
         count_tokens=embedder.count_tokens,
     )
     assert block.passages == [best] and block.tokens <= budget
+
+
+def _event(what: str, sentence_id: int) -> Event:
+    return Event(1, what, "last week", "2026-10-03", "day", ["user"], sentence_id, sentence_id, "")
+
+
+def test_an_event_its_shown_line_says_all_of_takes_one_place_with_it() -> None:
+    line = passage(7, "I sailed to the island with my cousin last week.")
+    other = passage(9, "The ferry timetable changes in winter.")
+    block = pack_block(
+        entries=[
+            Entry(score=2.0, event=_event("I sailed to the island with my cousin", 7)),
+            Entry(score=1.5, passage=other),
+            Entry(score=1.0, passage=line),
+        ],
+        budget_tokens=400,
+        today=date(2026, 11, 1),
+    )
+    assert block.events == []  # the line says it all, at the event's rank
+    assert [p.sentence_id for p in block.passages] == [7, 9]
+
+
+def test_an_event_saying_more_than_its_line_stays_beside_it() -> None:
+    line = passage(7, "We finally went last week.")
+    block = pack_block(
+        entries=[
+            Entry(score=2.0, event=_event("went sailing to the island", 7)),
+            Entry(score=1.0, passage=line),
+        ],
+        budget_tokens=400,
+        today=date(2026, 11, 1),
+    )
+    assert [e.sentence_id for e in block.events] == [7]
+    assert [p.sentence_id for p in block.passages] == [7]
+
+
+def test_an_event_whose_line_is_no_candidate_is_shown() -> None:
+    block = pack_block(
+        entries=[Entry(score=2.0, event=_event("I sailed to the island", 7))],
+        budget_tokens=400,
+        today=date(2026, 11, 1),
+    )
+    assert [e.sentence_id for e in block.events] == [7]

@@ -48,6 +48,13 @@ def drawn(*lines: str, speaker: str | None = None) -> tuple[set[tuple[str, str, 
         # ... and on the user's own line, an imperative that does not say it stands.
         ("Keep the summary to three bullet points.", None),
         ("Use the metric system for this recipe.", None),
+        # Cheering the listener on is no rule for an assistant, even with "never".
+        ("Don't give up, my friend!", None),
+        ("Never let one bad review stop you!", None),
+        ("Keep going and never give up on the shop!", None),
+        ("Don't be scared to ask the other tailors for help.", None),
+        # A gerund after "always" tells no one to do anything.
+        ("Always staying calm under pressure.", None),
         # Second person: the listener's things.
         ("Your garden is always full of bees.", "Ilse"),
         ("My advice is to trust your instincts.", "Tomas"),
@@ -94,6 +101,18 @@ def test_no_fact_where_a_careful_reader_writes_none(line: str, speaker: str | No
 def test_no_event_from_a_fragment_or_a_feeling(line: str) -> None:
     _, events = drawn(line, speaker="Ilse")
     assert events == []
+
+
+@pytest.mark.parametrize(
+    ("line", "rule"),
+    [
+        ("Never suggest taxis, I prefer the metro.", "suggest taxis"),
+        ("Don't call me by my surname.", "call me by my surname"),
+    ],
+)
+def test_a_rule_on_replies_is_still_read(line: str, rule: str) -> None:
+    states, _ = drawn(line)
+    assert any(a == "rule" and v.startswith(rule) for _, a, v in states), states
 
 
 def test_a_standing_instruction_of_the_users_is_still_read() -> None:
@@ -164,6 +183,18 @@ def test_a_value_is_not_cut_at_an_and_inside_its_phrase() -> None:
         "I'll always remember the ferry ride last year when the dolphins came.",
         # The clause after changes the story.
         "We were down by ten at halftime yesterday, but we came back and won.",
+        # A story's scene in the past progressive: what happened comes after.
+        "Last spring I had a race where we were losing badly at the turn. We rallied late.",
+        # An unnamed group's occasion, what it was left to the rest of the line.
+        "Yesterday we had our first drill. Everyone knew their job.",
+        # What someone is doing over the next day or two: a plan of the moment.
+        "I'm resting and reading this weekend. Much needed.",
+        "I'm pottering about the flat with my cats today.",
+        # Circumstances only: who with, against whom, on the way where.
+        "I had a brilliant day out with the crew last weekend - we sailed round the bay.",
+        "Last week I had a weird incident on the way to the market.",
+        # A picture shown, or a group named before: which?
+        "I took that photo on my walk along the cliffs last summer.",
     ],
 )
 def test_no_event_from_a_value_that_says_nothing_alone(line: str) -> None:
@@ -184,6 +215,42 @@ def test_no_habit_from_a_feeling_or_a_fragment(line: str) -> None:
     assert states == set()
 
 
+def test_a_habit_told_as_advice_to_the_listener_is_no_habit() -> None:
+    turn = (
+        "Sorry your bread keeps failing. I always note the oven heat when a loaf flops. "
+        "Maybe you could try that with your baking."
+    )
+    states, _ = drawn(*turn.split(". "), speaker="Tomas")
+    assert not any(attribute == "habit" for _, attribute, _ in states), states
+
+
+def test_a_habit_in_a_turn_without_advice_is_kept() -> None:
+    states, _ = drawn(
+        "Sorry your bread keeps failing.",
+        "I always note the oven heat when a loaf flops.",
+        speaker="Tomas",
+    )
+    assert any(attribute == "habit" for _, attribute, _ in states), states
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "My garden is about slowing down and noticing things.",  # what it is about, no value
+        "My band is my escape from the week.",  # what it is to the holder
+        "My dream is to open a shelter for these horses.",  # which horses?
+    ],
+)
+def test_no_state_from_a_description_of_the_holders_thing(line: str) -> None:
+    states, _ = drawn(line, speaker="Tomas")
+    assert states == set()
+
+
+def test_a_quoted_title_keeps_its_closing_quote() -> None:
+    states, _ = drawn('We always watch "Brief Encounter" at Christmas.', speaker="Tomas")
+    assert any(v.startswith('watch "Brief Encounter"') for _, _, v in states), states
+
+
 def test_a_slot_value_pointing_elsewhere_is_dropped() -> None:
     states, _ = drawn("My plan is to move there in the autumn.", speaker="Tomas")
     assert states == set()
@@ -198,11 +265,21 @@ def test_a_slot_value_pointing_elsewhere_is_dropped() -> None:
         ("I had a hard exam yesterday that left me drained.", "hard exam"),
         ("I submitted three more poems last week.", "three more poems"),
         ("I went hiking last weekend and got lost near the ridge.", "got lost near the ridge"),
+        ("I'm moving to Porto this weekend.", "moving to Porto"),  # a name: no passing plan
+        ("I have a dentist appointment today.", "dentist appointment"),
+        ("We had a baby girl last month!", "baby girl"),
     ],
 )
 def test_plain_news_is_still_read(line: str, kept: str) -> None:
     _, events = drawn(line, speaker="Ilse")
     assert any(kept in e for e in events), events
+
+
+def test_later_goes_with_its_date_phrase() -> None:
+    _, events = drawn(
+        "I'm organising a quiz night for the library later this month.", speaker="Ilse"
+    )
+    assert events == ["I am organising a quiz night for the library"], events
 
 
 def test_a_habit_followed_by_a_one_off_is_kept() -> None:

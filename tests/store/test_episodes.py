@@ -11,8 +11,8 @@ import pytest
 
 from orma_proxy import AsyncMemory, OrmaConfig
 from orma_proxy.errors import InputError
+from orma_proxy.inputs import ROLES
 from orma_proxy.store.connect import DatabaseError, open_sync
-from orma_proxy.store.episodes import ROLES
 from tests.helpers.embedders import HashingEmbedder
 from tests.helpers.rawdb import raw, rows, scalar
 

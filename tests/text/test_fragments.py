@@ -20,6 +20,10 @@ from orma_proxy.text import felt, lead_in, unresolved
         "My cousins and I finally went",
         "I fixed it",
         "I loved those",
+        # Which dogs, which picture: the line's listener knows, the fact's reader does not.
+        "to build a home for these dogs",
+        "I took this photo at the harbour",
+        "I framed that old snap of the orchard",
     ],
 )
 def test_a_value_leaning_on_something_outside_it(value: str) -> None:
@@ -36,7 +40,7 @@ def test_a_value_leaning_on_something_outside_it(value: str) -> None:
         "There is a market on Fridays",
         "I went hiking and got lost near the ridge",
         "I have a dentist appointment coming up",
-        "to build a home for these dogs",
+        'watch "Brief Encounter"',  # a quotation whole
         "play CS:GO",  # a name with "GO" in it, not the verb
     ],
 )
@@ -52,6 +56,10 @@ def test_a_value_whole_in_itself(value: str) -> None:
         "I had a rough game",
         "I had a moment that made me rethink my priorities",
         "It was a really fun day",
+        # With whom, against whom, on the way where: circumstances, not what it was.
+        "I had a brilliant day out with the crew",
+        "I had a weird incident on the way to the market",
+        "We had a tough battle against a strong side",
     ],
 )
 def test_an_empty_lead_in(value: str) -> None:
@@ -60,7 +68,13 @@ def test_an_empty_lead_in(value: str) -> None:
 
 @pytest.mark.parametrize(
     "value",
-    ["We had a great time at the lantern festival", "I had a hard exam", "I graduated"],
+    [
+        "We had a great time at the lantern festival",
+        "I had a hard exam",
+        "I graduated",
+        "I had a great day out with Priya",  # a name says who
+        "I had a picnic with my neighbours",
+    ],
 )
 def test_a_lead_in_with_content(value: str) -> None:
     assert not lead_in(value)
@@ -81,3 +95,7 @@ def test_a_lead_in_with_content(value: str) -> None:
 )
 def test_a_feeling_towards_something(phrase: str, expected: bool) -> None:
     assert felt(phrase) is expected
+
+
+def test_a_cut_quotation_is_no_value() -> None:
+    assert unresolved('watch "Brief') is not None
