@@ -87,6 +87,19 @@ class RecallSettings(BaseModel):
         description="More vector changes than this since the last search reload the "
         "in-memory spaces instead of patching them.",
     )
+    keyword_memory_after: int = Field(
+        2,
+        ge=0,
+        description="Hold a space's keyword postings in memory for BM25 (~250 bytes a "
+        "sentence; a common word then costs no more than a rare one) once it has been "
+        "searched this many times by one process (0 = never: always FTS5).",
+    )
+    keyword_catch_up_max: int = Field(
+        5_000,
+        ge=1,
+        description="More sentence changes than this since the last search reload the "
+        "in-memory keyword postings instead of patching them.",
+    )
     vector_exact_under: int = Field(
         2_000,
         ge=0,

@@ -254,6 +254,7 @@ class AsyncMemory(Forgetting, Portability):
             k=k,
             config=self.config,
             vectors=db.vectors,
+            keywords=db.keywords,
             now=timestamp(at, default=time.time()),
             floor=self._query_floor,
         )
@@ -323,6 +324,7 @@ class AsyncMemory(Forgetting, Portability):
                 request,
                 self.config,
                 vectors=db.vectors,
+                keywords=db.keywords,
                 floor=self._query_floor,
             )
         self._access.record(space, block.keys(), now)

@@ -26,6 +26,7 @@ from orma_proxy.memory.indexer import Indexer
 from orma_proxy.memory.priority import lower_thread_priority
 from orma_proxy.offload import in_thread
 from orma_proxy.recall.access import AccessLog
+from orma_proxy.store import KeywordIndex
 from orma_proxy.store.database import Database
 from orma_proxy.store.vector_index import VectorIndex
 
@@ -156,6 +157,11 @@ class Lifecycle:
         """The in-memory k-NN of the spaces this process searches often."""
         return self._opened().vectors
 
+    @property
+    def keyword_index(self) -> KeywordIndex:
+        """The in-memory BM25 postings of the spaces this process searches often."""
+        return self._opened().keywords
+
     async def flush(self) -> None:
         """Wait until every stored sentence is searchable by vector, and recall's log is written.
 
@@ -166,6 +172,7 @@ class Lifecycle:
         await self._indexer.flush()
         await self._access.flush()
         await db.vectors.settle()
+        await db.keywords.settle()
 
     def _opened(self) -> Database:
         if self._db is None:

@@ -55,7 +55,14 @@ from orma_proxy.recall.floor import QueryFloor
 from orma_proxy.recall.search import EmbedQuery, Passage, hybrid_search
 from orma_proxy.recall.states import query_terms
 from orma_proxy.recall.temporal import SECONDS_PER_DAY, History
-from orma_proxy.store import Connection, Reader, execute_fn, fetch_sentences, keyword_passages
+from orma_proxy.store import (
+    Connection,
+    KeywordIndex,
+    Reader,
+    execute_fn,
+    fetch_sentences,
+    keyword_passages,
+)
 from orma_proxy.store.vector_index import VectorIndex
 from orma_proxy.text.attributes import groups_of, kinds_shown
 
@@ -164,6 +171,7 @@ async def gather(
     now: float,
     *,
     vectors: VectorIndex | None = None,
+    keywords: KeywordIndex | None = None,
     floor: QueryFloor | None = None,
 ) -> Pool:
     """Every candidate for ``query`` with its RRF relevance (see the module docstring)."""
@@ -183,6 +191,7 @@ async def gather(
             k=config.search_k,
             config=config,
             vectors=vectors,
+            keywords=keywords,
             now=now,
             floor=floor,
         ),
@@ -193,7 +202,9 @@ async def gather(
         probe.floor = await floor(probe.vector, config.recall_topic_margin)
     if config.recall_screen:
         limit = config.recall_passages
-        passages = await execute_fn(conn, lambda c: shown(c, space, passages, query, limit))
+        passages = await execute_fn(
+            conn, lambda c: shown(c, space, passages, query, limit, keywords)
+        )
     items: dict[ItemKey, Candidate] = {}
     for p in passages[: config.recall_passages]:  # all of them still lend states their score
         items[("passage", p.sentence_id)] = _passage_candidate(p, p.score)
@@ -284,14 +295,21 @@ def _history_as_passages(
 
 
 def shown(
-    conn: Connection, space: str, passages: list[Passage], query: str, limit: int
+    conn: Connection,
+    space: str,
+    passages: list[Passage],
+    query: str,
+    limit: int,
+    held: KeywordIndex | None = None,
 ) -> list[Passage]:
     """The passages the block may show (``chatter.screen``: no chatter, echo, stray question).
 
     An assistant sentence is compared with the lines of the space sharing its
     words (the ``ECHO_LOOKUP`` best by BM25), whether or not the query found them;
     only until ``limit`` passages are kept: an assistant sentence past them would
-    never be shown, and backs no state, so it is left out unread.
+    never be shown, and backs no state, so it is left out unread. The lookups use
+    ``held``'s postings when it holds the space (a sentence's every word: FTS5 would
+    score each common one's every posting).
     """
     said = [Said(p.text, p.role, p.episode_id) for p in passages]
     keep = screen(said, query, chat_roles=CHAT_ROLES)  # without the lookups: echoes kept
@@ -303,7 +321,7 @@ def shown(
             words = " ".join(sorted(words_of(s.text)))
             lines = [
                 Said(row.text, row.role, row.episode_id)
-                for row in keyword_passages(conn, words, space, ECHO_LOOKUP)
+                for row in keyword_passages(conn, words, space, ECHO_LOOKUP, held=held)
                 if row.role != "assistant"
             ]
             if not screen([s], query, chat_roles=CHAT_ROLES, statements=lines)[0]:

@@ -19,7 +19,14 @@ from orma_proxy.recall.pack import Entry, MemoryBlock, Shares, TokenCounter, pac
 from orma_proxy.recall.rank import novelty_gate, score
 from orma_proxy.recall.relevance import relevant
 from orma_proxy.recall.search import EmbedQuery
-from orma_proxy.store import Connection, Reader, access_times, execute_fn, float_vectors
+from orma_proxy.store import (
+    Connection,
+    KeywordIndex,
+    Reader,
+    access_times,
+    execute_fn,
+    float_vectors,
+)
 from orma_proxy.store.vector_index import VectorIndex
 
 
@@ -43,11 +50,15 @@ async def recall_block(
     config: OrmaConfig,
     *,
     vectors: VectorIndex | None = None,
+    keywords: KeywordIndex | None = None,
     floor: QueryFloor | None = None,
 ) -> MemoryBlock:
     """The memory block for ``request`` (see the ``recall`` package modules for each step)."""
     query, space, now = request.query, request.space, request.now
-    pool = await gather(conn, embed_query, query, space, config, now, vectors=vectors, floor=floor)
+    pool = await gather(
+        conn, embed_query, query, space, config, now,
+        vectors=vectors, keywords=keywords, floor=floor,
+    )  # fmt: skip
 
     def packed(c: Connection) -> MemoryBlock:
         ranked = _ranked(c, pool, query, space, config, now)
@@ -99,13 +110,17 @@ async def rank_pool(
     now: float,
     *,
     vectors: VectorIndex | None = None,
+    keywords: KeywordIndex | None = None,
     floor: QueryFloor | None = None,
 ) -> tuple[Pool, list[Candidate]]:
     """Every candidate for ``query``, activated, and the candidates best first.
 
     The part of recall before the novelty gate and packing; ``orma viz`` shows it.
     """
-    pool = await gather(conn, embed_query, query, space, config, now, vectors=vectors, floor=floor)
+    pool = await gather(
+        conn, embed_query, query, space, config, now,
+        vectors=vectors, keywords=keywords, floor=floor,
+    )  # fmt: skip
     ranked = await execute_fn(conn, lambda c: _ranked(c, pool, query, space, config, now))
     return pool, ranked
 

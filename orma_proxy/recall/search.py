@@ -32,6 +32,7 @@ from orma_proxy.recall.turns import (
 )
 from orma_proxy.store import (
     Connection,
+    KeywordIndex,
     Reader,
     SentenceRow,
     execute_fn,
@@ -150,10 +151,17 @@ async def _speakers_named(
 
 
 def _keywords(
-    conn: Connection, words: str, dates: list[str], query: str, space: str, config: OrmaConfig
+    conn: Connection,
+    words: str,
+    dates: list[str],
+    query: str,
+    space: str,
+    config: OrmaConfig,
+    held: KeywordIndex | None,
 ) -> list[list[SentenceRow]]:
-    """The keyword channels: BM25 over the words and date terms, and CJK pairs when on."""
-    found = [keyword_passages(conn, words, space, config.search_k, dates)]
+    """The keyword channels: BM25 over the words and date terms (from ``held``'s postings
+    when it holds the space), and CJK pairs when on."""
+    found = [keyword_passages(conn, words, space, config.search_k, dates, held)]
     if config.enable_cjk_keywords:  # Chinese, Japanese, Korean: keywords by character pairs
         found.append(pair_passages(conn, query, space, config.search_k))
     return found
@@ -233,6 +241,7 @@ async def hybrid_search(
     k: int,
     config: OrmaConfig,
     vectors: VectorIndex | None = None,
+    keywords: KeywordIndex | None = None,
     now: float | None = None,
     floor: QueryFloor | None = None,
 ) -> list[Passage]:
@@ -241,6 +250,8 @@ async def hybrid_search(
     A date the query names, or a relative one ("last week", read as of ``now``,
     default the clock), is matched with the words (``text/dates.py``).
 
+    With ``keywords``, BM25 runs on its postings once it holds the space
+    (``store/keyword_index.py``); until then on FTS5.
     With ``vectors``, the k-NN runs in memory once that index holds the
     space (it catches up on the reader while the query is being embedded);
     ``conn`` must have its ``orma_nearest`` function (``VectorIndex.register``).
@@ -254,20 +265,21 @@ async def hybrid_search(
     if config.enable_semantic:  # "last week" is a time, not words to match
         vector_task = asyncio.ensure_future(embed_query(dated.rest))
     rows: dict[int, SentenceRow] = {}
+    held = keywords if keywords is not None and keywords.use(space) else None
     # Queued on the reader together (no round trip between them) while the query embeds.
-    _, keywords = await asyncio.gather(
+    _, lexical = await asyncio.gather(
         _caught_up(conn, config, vectors),
-        execute_fn(conn, lambda c: _keywords(c, dated.rest, dates, query, space, config)),
+        execute_fn(conn, lambda c: _keywords(c, dated.rest, dates, query, space, config, held)),
     )
-    scores: list[dict[int, float]] = [{} for _ in keywords]  # each channel's own scores
-    rankings = [_ranked(found, rows, own) for found, own in zip(keywords, scores, strict=True)]
+    scores: list[dict[int, float]] = [{} for _ in lexical]  # each channel's own scores
+    rankings = [_ranked(found, rows, own) for found, own in zip(lexical, scores, strict=True)]
     weights = [1.0] * len(rankings)
     if config.enable_semantic:
         vector = await vector_task
         margin = config.noise_floor_background_margin
         least = await floor(vector, margin) if floor is not None else None
         in_memory = vectors is not None and vectors.use(space)
-        worded = {row.sentence_id for found in keywords for row in found}
+        worded = {row.sentence_id for found in lexical for row in found}
 
         def near(c: Connection) -> list[SentenceRow]:
             found = nearest_passages(

@@ -49,6 +49,7 @@ from orma_proxy.store.episodes import (
     stored_at,
 )
 from orma_proxy.store.erase import Erasure, erase_episodes
+from orma_proxy.store.keyword_index import KeywordIndex
 from orma_proxy.store.leases import Lease, claim_lease, drop_lease, lease_of
 from orma_proxy.store.lines import (
     StoredLine,
@@ -151,6 +152,7 @@ __all__ = [
     "DatabaseError",
     "EpisodeSize",
     "Erasure",
+    "KeywordIndex",
     "Lease",
     "NewEpisode",
     "NewSentence",

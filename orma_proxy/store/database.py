@@ -25,6 +25,7 @@ from orma_proxy.store.connect import (
     open_sync,
     read_only_reason,
 )
+from orma_proxy.store.keyword_index import KeywordIndex
 from orma_proxy.store.migrate import migrate, schema_versions
 from orma_proxy.store.postgres.database import open_postgres
 from orma_proxy.store.threads import Reader, open_async
@@ -45,6 +46,7 @@ class Database:
         writer: Writer,
         embedder: Embedder,
         vectors: VectorIndex,
+        keywords: KeywordIndex,
         url: str | None = None,
     ) -> None:
         self.path = path
@@ -53,6 +55,7 @@ class Database:
         self.writer = writer
         self.embedder = embedder
         self.vectors = vectors
+        self.keywords = keywords
 
     @classmethod
     async def open(
@@ -103,7 +106,13 @@ class Database:
             catch_up_max=config.vector_catch_up_max,
         )
         await vectors.register(reader)
-        return cls(path, reader, writer, embedder, vectors)
+        keywords = KeywordIndex(
+            path,
+            busy_timeout_ms=config.busy_timeout_ms,
+            load_after=config.keyword_memory_after,
+            catch_up_max=config.keyword_catch_up_max,
+        )
+        return cls(path, reader, writer, embedder, vectors, keywords)
 
     @classmethod
     async def _open_postgres(
@@ -114,7 +123,10 @@ class Database:
         vectors = VectorIndex(
             config.resolved_db_path(), busy_timeout_ms=0, load_after=0, catch_up_max=1
         )
-        return cls(config.resolved_db_path(), reader, writer, embedder, vectors, url)
+        keywords = KeywordIndex(
+            config.resolved_db_path(), busy_timeout_ms=0, load_after=0, catch_up_max=1
+        )
+        return cls(config.resolved_db_path(), reader, writer, embedder, vectors, keywords, url)
 
     @property
     def location(self) -> Path | str:
@@ -123,6 +135,7 @@ class Database:
 
     async def close(self) -> None:
         await self.vectors.close()
+        await self.keywords.close()
         await self.writer.close()
         await self.reader.close()
 

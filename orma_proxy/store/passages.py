@@ -14,7 +14,14 @@ from collections.abc import Sequence
 from orma_proxy.embed.base import Vectors
 from orma_proxy.store.connect import Connection
 from orma_proxy.store.episodes import SentenceRow
-from orma_proxy.store.keywords import BM25_SQL, GRAMS_SQL, bm25_params, grams_params
+from orma_proxy.store.keyword_index import KeywordIndex
+from orma_proxy.store.keywords import (
+    BM25_SQL,
+    GRAMS_SQL,
+    bm25_params,
+    grams_params,
+    query_terms,
+)
 from orma_proxy.store.postgres import search as pg
 from orma_proxy.store.postgres.connection import is_postgres
 from orma_proxy.store.vectors import INDEX_NEAREST_SQL, NEAREST_SQL, nearest_params
@@ -34,6 +41,10 @@ _WITH_ROWS = (
     "AND json_extract(e.metadata, '$.failed') IS NULL ORDER BY h.score DESC, h.id"
 )
 LEXICAL_SQL = _WITH_ROWS.format(hits=BM25_SQL)
+# The in-memory postings' hits (``store/keyword_index.py``): ``:hits`` is ``[[id, score], ...]``.
+HELD_LEXICAL_SQL = _WITH_ROWS.format(
+    hits="SELECT value ->> 0 AS id, value ->> 1 AS score FROM json_each(:hits)"
+)
 GRAMS_SEARCH_SQL = _WITH_ROWS.format(hits=GRAMS_SQL)
 SEMANTIC_SQL = _WITH_ROWS.format(hits=NEAREST_SQL)
 INDEX_SEMANTIC_SQL = _WITH_ROWS.format(hits=INDEX_NEAREST_SQL)
@@ -78,11 +89,24 @@ def _rows(conn: Connection, sql: str, params: dict[str, object] | None) -> list[
 
 
 def keyword_passages(
-    conn: Connection, query: str, space: str, k: int, dates: Sequence[str] = ()
+    conn: Connection,
+    query: str,
+    space: str,
+    k: int,
+    dates: Sequence[str] = (),
+    held: KeywordIndex | None = None,
 ) -> list[SentenceRow]:
-    """The ``k`` best sentences of ``space`` for ``query``'s words and ``dates`` terms by BM25."""
+    """The ``k`` best sentences of ``space`` for ``query``'s words and ``dates`` terms by BM25.
+
+    From ``held`` when it holds the space (the same BM25, whatever the words' frequency).
+    """
     if is_postgres(conn):
         return _rows(conn, PG_LEXICAL_SQL, pg.keyword_params(query, space, k, dates))
+    if held is not None:
+        terms = query_terms(query, dates=dates)
+        found = held.search(conn, space, terms, k) if terms else []
+        if found is not None:
+            return _rows(conn, HELD_LEXICAL_SQL, {"hits": json.dumps(found), "space": space})
     return _rows(conn, LEXICAL_SQL, bm25_params(query, space, k, dates))
 
 

@@ -27,6 +27,7 @@ from orma_proxy.text.dates import date_terms_or_none
 
 _IN_IDS = "IN (SELECT value FROM json_each(?))"
 _INDEXES = ("sentence_fts", "sentence_grams")
+EVERY_SENTENCE = -1  # a ``keyword_changes`` row that means "reload": the index was rebuilt
 
 
 @dataclass(frozen=True)
@@ -134,11 +135,15 @@ def optimize_sentence_indexes(conn: Connection) -> None:
 
 
 def reindex_sentences(conn: Connection) -> None:
-    """Rebuild FTS5 from the sentences and drop every vector, for the indexer to embed again."""
+    """Rebuild FTS5 from the sentences and drop every vector, for the indexer to embed again.
+
+    Processes holding keyword postings (``keyword_index.py``) load them again from FTS5.
+    """
     if is_postgres(conn):  # its keyword columns are generated: nothing to rebuild
         drop_vectors(conn)
         return
     conn.execute("INSERT INTO sentence_fts (sentence_fts) VALUES ('rebuild')")
+    conn.execute(f"INSERT INTO keyword_changes (sentence_id) VALUES ({EVERY_SENTENCE})")
     conn.execute(f"DELETE FROM {VEC_TABLE}")
     conn.execute("DELETE FROM sentence_vectors")
     conn.execute("DELETE FROM space_stats")

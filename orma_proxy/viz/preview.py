@@ -46,6 +46,7 @@ async def recall_preview(
         config,
         time.time(),
         vectors=memory.vector_index,
+        keywords=memory.keyword_index,
     )
     block = await memory.recall(query, space)
     matches: list[dict[str, Any]] = []

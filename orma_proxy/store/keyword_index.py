@@ -1,0 +1,405 @@
+"""A space's keyword postings held in memory: BM25 top-k that a common word does not slow.
+
+FTS5's ``ORDER BY bm25() LIMIT k`` scores every row of every query term's postings,
+reading each row's size from its own table: a word in 10,000 of a space's 200,000
+sentences costs ~30 ms on its own. Held here as numpy arrays (sentence ids sorted,
+term counts; ~50 MB at 100,000 notes), the same BM25 runs as MaxScore: terms are
+taken rarest first and scored over their whole postings only until the terms left
+could not lift a sentence none of the taken ones found above the k-th best; those
+common terms are then scored for the candidates alone, one binary search each.
+The scores are FTS5's ``bm25()`` (k1 1.2, b 0.75, every column weighted 1) with the
+space's own counts (FTS5 counts the whole table): in a store of one space, the same.
+
+FTS5 stays the record; this is a cache that any process keeps correct. A space is
+loaded from FTS5's own postings (``sentence_fts_instance``, migration 0014) in a
+worker thread once it has been searched ``load_after`` times, so a one-shot
+``orma search`` never pays for it. Every sentence inserted, deleted or re-worded is
+logged in ``keyword_changes`` by trigger, and each search first applies the changes
+after the last one seen (a new sentence's terms from a private FTS5 tokenizer of the
+same spec): a purged sentence has left the index before the next search reads it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import threading
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+import sqlean
+
+from orma_proxy.offload import in_thread
+from orma_proxy.store.connect import Connection, DatabaseError, open_sync
+from orma_proxy.store.sentences import EVERY_SENTENCE
+
+log = logging.getLogger(__name__)
+
+Ids = npt.NDArray[np.int64]
+Counts = npt.NDArray[np.float64]
+
+K1 = 1.2  # FTS5's bm25() constants
+B = 0.75
+IDF_FLOOR = 1e-6  # FTS5 scores a term in more than half the rows with this IDF
+TOKENIZE = "porter unicode61 remove_diacritics 2"  # sentence_fts's (migration 0012)
+
+_KNOWN_MAX = 50_000  # query terms whose tokens are remembered
+_LAST_SQL = "SELECT coalesce(max(seq), 0) FROM keyword_changes"
+_SPACE_IDS_SQL = "SELECT id FROM sentences WHERE space = ?"
+# FTS5's postings, term by term, each term's sentences in id order (one per occurrence).
+_POSTINGS_SQL = "SELECT term, group_concat(doc, ' ') FROM sentence_fts_instance GROUP BY term"
+_CHANGES_SQL = (
+    "SELECT c.seq, c.sentence_id, s.space, s.text, s.space_tag, s.dates FROM keyword_changes c "
+    "LEFT JOIN sentences s ON s.id = c.sentence_id WHERE c.seq > ? ORDER BY c.seq LIMIT ?"
+)
+
+
+@dataclass
+class SpaceKeywords:
+    """One space's postings: per term, its sentences (ids ascending) and counts there."""
+
+    ids: dict[str, Ids] = field(default_factory=dict)
+    counts: dict[str, Counts] = field(default_factory=dict)
+    length_of: Counts = field(default_factory=lambda: np.zeros(0))  # tokens, by sentence id
+    rows: int = 0
+    tokens: float = 0.0
+    scored: int = 0  # postings the last ``top`` scored (FTS5 scores every one of them)
+    _acc: Counts = field(default_factory=lambda: np.zeros(0), repr=False)
+
+    @classmethod
+    def build(cls, postings: Iterable[tuple[str, Ids]], members: Ids) -> SpaceKeywords:
+        """From each term's occurrences (sentence ids ascending) and the space's ids."""
+        held = cls()
+        inside = np.zeros(int(members.max(initial=-1)) + 1, dtype=bool)
+        inside[members] = True
+        for term, docs in postings:
+            docs = docs[docs < len(inside)]
+            docs = docs[inside[docs]]
+            if len(docs):
+                starts = np.flatnonzero(np.concatenate(([True], docs[1:] != docs[:-1])))
+                counts = np.diff(np.append(starts, len(docs)))  # docs come sorted
+                held.ids[term], held.counts[term] = docs[starts], counts.astype(np.float64)
+        if held.ids:
+            every = np.concatenate(list(held.ids.values()))
+            weights = np.concatenate(list(held.counts.values()))
+            lengths = np.bincount(every, weights=weights, minlength=len(inside))
+            held.length_of = lengths.astype(np.float64)
+        held.rows = int(np.count_nonzero(held.length_of))
+        held.tokens = float(held.length_of.sum())
+        return held
+
+    def holds(self, doc: int) -> bool:
+        return doc < len(self.length_of) and self.length_of[doc] > 0
+
+    def remove(self, gone: set[int]) -> None:
+        """Take sentences out of every term's postings (ids not held are ignored)."""
+        gone = {doc for doc in gone if self.holds(doc)}
+        if not gone:
+            return
+        drop = np.fromiter(sorted(gone), dtype=np.int64)
+        for term in list(self.ids):
+            ids = self.ids[term]
+            keep = ~np.isin(ids, drop, assume_unique=True)
+            if keep.all():
+                continue
+            if not keep.any():
+                del self.ids[term], self.counts[term]
+            else:
+                self.ids[term], self.counts[term] = ids[keep], self.counts[term][keep]
+        self.rows -= len(drop)
+        self.tokens -= float(self.length_of[drop].sum())
+        self.length_of[drop] = 0
+
+    def add(self, docs: dict[int, Counter[str]]) -> None:
+        """Put sentences (id -> count of each token) in, none of them held yet."""
+        by_term: dict[str, list[tuple[int, int]]] = {}
+        for doc, terms in docs.items():
+            for term, n in terms.items():
+                by_term.setdefault(term, []).append((doc, n))
+        for term, pairs in by_term.items():
+            new_ids = np.array([d for d, _ in pairs], dtype=np.int64)
+            new_counts = np.array([n for _, n in pairs], dtype=np.float64)
+            ids = np.concatenate([self.ids.get(term, np.zeros(0, np.int64)), new_ids])
+            counts = np.concatenate([self.counts.get(term, np.zeros(0)), new_counts])
+            order = np.argsort(ids, kind="stable")
+            self.ids[term], self.counts[term] = ids[order], counts[order]
+        top = max(docs, default=-1) + 1
+        if top > len(self.length_of):  # room for a quarter more, so ids can grow
+            grown = np.zeros(max(top, len(self.length_of) * 5 // 4))
+            grown[: len(self.length_of)] = self.length_of
+            self.length_of = grown
+        for doc, terms in docs.items():
+            self.length_of[doc] = sum(terms.values())
+            self.tokens += self.length_of[doc]
+        self.rows += len(docs)
+
+    def top(self, phrases: list[str], k: int) -> list[tuple[int, float]]:
+        """The ``k`` best (sentence id, BM25) for one-token ``phrases``, best first (MaxScore).
+
+        Not reentrant (one accumulator per space): ``KeywordIndex`` calls it under its lock.
+        """
+        rows = self.rows
+        if rows == 0 or k < 1:
+            return []
+        average = self.tokens / rows
+        terms: list[tuple[int, str, float]] = []  # (postings length, term, its weight: IDF)
+        for term, times in Counter(phrases).items():  # a phrase twice counts twice, as FTS5's
+            hits = len(self.ids.get(term, ()))
+            if hits:
+                idf = max(math.log((rows - hits + 0.5) / (hits + 0.5)), IDF_FLOOR)
+                terms.append((hits, term, times * idf))
+        if not terms:
+            return []
+        terms.sort()
+        bounds = [w * (K1 + 1) for _, _, w in terms]  # a term's most, however often it occurs
+        rest = [sum(bounds[i:]) for i in range(len(bounds) + 1)]
+        if len(self._acc) != len(self.length_of):
+            self._acc = np.zeros(len(self.length_of))
+        acc = self._acc  # each sentence's score so far, by id; all zeros between calls
+        self.scored = 0
+        taken: list[Ids] = []
+        while len(taken) < len(terms):
+            _, term, weight = terms[len(taken)]
+            ids = self.ids[term]
+            acc[ids] += self._score(term, weight, ids, average)
+            taken.append(ids)
+            self.scored += len(ids)
+            if len(taken) < len(terms) and rest[len(taken)] < _kth(acc[_some(taken, k)], k):
+                break  # no sentence the common terms alone find can reach the top k
+        found = _union(taken, len(acc))
+        scores = acc[found]
+        acc[found] = 0.0
+        if len(taken) < len(terms):
+            alive = scores + rest[len(taken)] >= _kth(scores, k)
+            found, scores = found[alive], scores[alive]
+            for _, term, weight in terms[len(taken) :]:
+                ids = self.ids[term]
+                at = np.minimum(np.searchsorted(ids, found), len(ids) - 1)
+                hit = ids[at] == found
+                scores[hit] += self._score(term, weight, found[hit], average, at[hit])
+                self.scored += len(found)
+        best = (
+            np.flatnonzero(scores >= _kth(scores, k)) if len(found) > k else np.arange(len(found))
+        )
+        order = best[np.lexsort((found[best], -scores[best]))][:k]
+        return [(int(found[i]), float(scores[i])) for i in order]
+
+    def _score(
+        self,
+        term: str,
+        idf: float,
+        ids: Ids,
+        average: float,
+        at: npt.NDArray[np.intp] | None = None,
+    ) -> Counts:
+        counts = self.counts[term] if at is None else self.counts[term][at]
+        norm = K1 * (1 - B + B * self.length_of[ids] / average)
+        result: Counts = idf * counts * (K1 + 1) / (counts + norm)
+        return result
+
+
+def _kth(scores: Counts, k: int) -> float:
+    """The ``k``-th largest score: a floor under the top k (none, 0, with fewer than k)."""
+    if len(scores) < k:
+        return 0.0
+    return float(np.partition(scores, len(scores) - k)[len(scores) - k])
+
+
+def _some(taken: list[Ids], k: int) -> Ids:
+    """Distinct sentences the taken terms found, at least ``k`` when they found that many.
+
+    The k-th best score among any of them is a floor under the k-th best of all.
+    """
+    if len(taken[-1]) >= k:
+        return taken[-1]
+    return _unique(np.concatenate(taken[-8:]))  # rare terms: a few short lists
+
+
+def _union(taken: list[Ids], size: int) -> Ids:
+    """Every sentence the taken terms found, ids ascending."""
+    total = sum(len(ids) for ids in taken)
+    if len(taken) == 1:
+        return taken[0]
+    if total > size // 8:  # long lists: one pass over a mask beats sorting them
+        seen = np.zeros(size, dtype=bool)
+        for ids in taken:
+            seen[ids] = True
+        return np.flatnonzero(seen)
+    return _unique(np.concatenate(taken))
+
+
+def _unique(ids: Ids) -> Ids:
+    """Sorted distinct ids (numpy 2.4's ``unique`` hashes: several times slower here)."""
+    ids = np.sort(ids)
+    keep: Ids = ids[np.concatenate(([True], ids[1:] != ids[:-1]))]
+    return keep
+
+
+class Tokenizer:
+    """FTS5's tokenizer of ``sentence_fts`` (same spec) on a private in-memory table."""
+
+    def __init__(self) -> None:
+        self._conn = sqlean.connect(":memory:", check_same_thread=False, isolation_level=None)
+        self._conn.execute(f"CREATE VIRTUAL TABLE t USING fts5(a, b, c, tokenize = '{TOKENIZE}')")
+        self._conn.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance')")
+        self._lock = threading.Lock()
+        self._known: dict[str, tuple[str, ...]] = {}
+
+    def tokens(self, rows: list[tuple[str, str, str]]) -> list[Counter[str]]:
+        """Each row's tokens over its three columns, counted."""
+        found: list[Counter[str]] = [Counter() for _ in rows]
+        with self._lock:
+            self._conn.executemany(
+                "INSERT INTO t (rowid, a, b, c) VALUES (?, ?, ?, ?)",
+                [(i, *row) for i, row in enumerate(rows)],
+            )
+            for term, doc in self._conn.execute("SELECT term, doc FROM v"):
+                found[doc][term] += 1
+            self._conn.execute("DELETE FROM t")
+        return found
+
+    def phrases(self, terms: list[str]) -> list[tuple[str, ...]]:
+        """Each query term's tokens in order (remembered: queries repeat their words)."""
+        new = [t for t in dict.fromkeys(terms) if t not in self._known]
+        if new:
+            if len(self._known) + len(new) > _KNOWN_MAX:
+                self._known.clear()
+            with self._lock:
+                self._conn.executemany(
+                    "INSERT INTO t (rowid, a) VALUES (?, ?)", list(enumerate(new))
+                )
+                spans = self._conn.execute("SELECT doc, term FROM v ORDER BY doc, offset")
+                found: dict[int, list[str]] = {}
+                for doc, term in spans:
+                    found.setdefault(doc, []).append(term)
+                self._conn.execute("DELETE FROM t")
+            self._known.update({t: tuple(found.get(i, ())) for i, t in enumerate(new)})
+        return [self._known[t] for t in terms]
+
+    def close(self) -> None:
+        self._conn.close()
+
+
+class _Closing(Exception):
+    """The index closed while a space was loading."""
+
+
+class KeywordIndex:
+    """The keyword postings of the spaces this process searches often, kept current."""
+
+    def __init__(self, path: Path, *, busy_timeout_ms: int, load_after: int, catch_up_max: int):
+        self._path = path
+        self._busy_timeout_ms = busy_timeout_ms
+        self._load_after = load_after
+        self._catch_up_max = catch_up_max
+        self._spaces: dict[str, SpaceKeywords] = {}
+        self._searches: Counter[str] = Counter()
+        self._loading: dict[str, asyncio.Task[None]] = {}
+        self._applied = 0  # the last keyword_changes.seq every held space reflects
+        self._lock = threading.Lock()  # searches, catch-ups and loads run in threads
+        self._closing = threading.Event()
+        self._tokenizer = Tokenizer()
+
+    def holds(self, space: str) -> bool:
+        return space in self._spaces
+
+    async def settle(self) -> None:
+        """Wait for the loads in flight (benchmarks and tests start timing after)."""
+        await asyncio.gather(*self._loading.values(), return_exceptions=True)
+
+    def held_arrays(self, space: str) -> list[npt.NDArray[np.generic]]:
+        """The arrays holding ``space`` (none when it is not held), to tell their size."""
+        held = self._spaces.get(space)
+        if held is None:
+            return []
+        return [*held.ids.values(), *held.counts.values(), held.length_of]
+
+    def use(self, space: str) -> bool:
+        """Count a search of ``space`` (on the event loop); True if it can run in memory now."""
+        if space in self._spaces:
+            return True
+        self._searches[space] += 1
+        if 0 < self._load_after <= self._searches[space] and space not in self._loading:
+            self._loading[space] = asyncio.create_task(self._load(space))
+        return False
+
+    def search(
+        self, conn: Connection, space: str, terms: list[str], k: int
+    ) -> list[tuple[int, float]] | None:
+        """The ``k`` best (id, BM25) of ``space`` for the query ``terms``, after catching up.
+
+        None when the space is not held or a term is not one token (a phrase: FTS5's).
+        """
+        if space not in self._spaces:
+            return None
+        phrases = self._tokenizer.phrases(terms)
+        if any(len(tokens) != 1 for tokens in phrases):
+            return None
+        with self._lock:
+            self._catch_up(conn)
+            held = self._spaces.get(space)
+            return None if held is None else held.top([p[0] for p in phrases], k)
+
+    def _catch_up(self, conn: Connection) -> None:
+        rows = conn.execute(_CHANGES_SQL, (self._applied, self._catch_up_max + 1)).fetchall()
+        if not rows:
+            return
+        if len(rows) > self._catch_up_max or any(r[1] == EVERY_SENTENCE for r in rows):
+            # A bulk change (reloading beats patching), or FTS5 rebuilt (``orma reindex``).
+            log.info("keyword index: FTS5 rebuilt or many changes; reloading spaces")
+            self._spaces.clear()
+            return
+        latest = {int(r[1]): r for r in rows}  # each sentence as it is now
+        fresh = [r for r in latest.values() if r[2] in self._spaces]
+        counted = self._tokenizer.tokens([(r[3], r[4], r[5]) for r in fresh])
+        for space, held in self._spaces.items():
+            held.remove(set(latest))
+            held.add({int(r[1]): c for r, c in zip(fresh, counted, strict=True) if r[2] == space})
+        self._applied = int(rows[-1][0])
+
+    async def _load(self, space: str) -> None:
+        try:
+            seq, held = await in_thread(lambda: self._read_space(space))
+            with self._lock:
+                # Changes between an older point and ``seq`` are applied again on the
+                # next catch-up: taking a sentence out and back gives the same postings.
+                self._applied = seq if not self._spaces else min(self._applied, seq)
+                self._spaces[space] = held
+            log.info("keyword index: %d sentences of space %r in memory", held.rows, space)
+        except _Closing:
+            return
+        except (DatabaseError, OSError) as exc:
+            log.warning("keyword index: loading space %r failed (%s); using FTS5", space, exc)
+        finally:
+            self._loading.pop(space, None)
+
+    def _read_space(self, space: str) -> tuple[int, SpaceKeywords]:
+        """One snapshot of ``space``: the change it reflects and its postings."""
+        conn = open_sync(self._path, busy_timeout_ms=self._busy_timeout_ms, read_only=True)
+        try:
+            conn.execute("BEGIN")
+            seq = int(conn.execute(_LAST_SQL).fetchone()[0])
+            members = np.array(
+                [r[0] for r in conn.execute(_SPACE_IDS_SQL, (space,))], dtype=np.int64
+            )
+            postings = []
+            for term, docs in conn.execute(_POSTINGS_SQL):
+                if self._closing.is_set():
+                    raise _Closing
+                postings.append((str(term), np.array(docs.split(" "), dtype=np.int64)))
+            conn.execute("COMMIT")
+            return seq, SpaceKeywords.build(postings, members)
+        finally:
+            conn.close()
+
+    async def close(self) -> None:
+        self._closing.set()
+        for task in list(self._loading.values()):
+            task.cancel()
+        await asyncio.gather(*self._loading.values(), return_exceptions=True)
+        self._tokenizer.close()
