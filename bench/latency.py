@@ -307,6 +307,7 @@ class Options:
     cache: VectorCache
     old: Path | None
     old_ref: str | None
+    wait_for_cache: bool
 
 
 async def measure_size(
@@ -320,11 +321,14 @@ async def measure_size(
     notes = corpus.notes(size.notes)
     distinct = notes_distinct(notes, configs[SQLITE].max_sentence_chars)
     print(f"  {len(distinct):,} distinct sentences", file=sys.stderr, flush=True)
-    vectors = await asyncio.to_thread(options.cache.vectors, distinct, embedder, progress=True)
     built = {}
     for name, config in configs.items():
         built[name] = await timed(functools.partial(build_store, config, embedder, notes))
     del notes
+    fill = functools.partial(
+        options.cache.vectors, distinct, embedder, progress=True, wait=options.wait_for_cache
+    )
+    vectors = await asyncio.to_thread(fill)
     queries = options.queries
     async with AsyncExitStack() as stack:
         # Every flush stores the cached vectors (the model does not run).
@@ -409,6 +413,7 @@ async def run(
     db: str | None,
     vector_cache: Path,
     old_ref: str | None,
+    wait_for_cache: bool = False,
 ) -> Report:
     embedder = await asyncio.to_thread(load_embedder, OrmaConfig())
     max_chars = OrmaConfig().max_sentence_chars
@@ -425,6 +430,7 @@ async def run(
             cache=VectorCache(vector_cache, embedder.model_id, corpus.DEFAULT_SEED, max_chars),
             old=stack.enter_context(old_tree(old_ref)),
             old_ref=old_ref,
+            wait_for_cache=wait_for_cache,
         )
         server = stack.enter_context(postgres_server(db)) if POSTGRES in backends else None
         for size in sizes:
@@ -488,6 +494,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="where the corpus's sentence vectors are kept between runs (bench.vector_cache)",
     )
     parser.add_argument(
+        "--wait-for-cache",
+        action="store_true",
+        help="wait for a missing chunk of the vector cache (being filled by a niced "
+        "python -m bench.vector_cache) instead of embedding it here",
+    )
+    parser.add_argument(
         "--old-ref",
         default=None,
         help="a git ref whose orma_proxy also serves the SQLite store, query by query "
@@ -515,6 +527,7 @@ def main(argv: list[str] | None = None) -> None:
             args.db,
             args.vector_cache,
             args.old_ref,
+            args.wait_for_cache,
         )
     )
     print(json.dumps(asdict(report), indent=2) if args.json else render(report))

@@ -34,6 +34,7 @@ from orma_proxy.text.segment import split_sentences
 CHUNK = 10_000
 DEFAULT_DIR = Path.home() / ".cache" / "orma-bench" / "vectors"
 EMBED_BATCH = 64
+WAIT_SECONDS = 10.0
 
 
 def sentence_stream(seed: int, max_chars: int) -> Iterator[str]:
@@ -96,13 +97,19 @@ class VectorCache:
         os.replace(tmp, data)
 
     def vectors(
-        self, texts: list[str], embedder: Embedder | None, *, progress: bool = False
+        self,
+        texts: list[str],
+        embedder: Embedder | None,
+        *,
+        progress: bool = False,
+        wait: bool = False,
     ) -> Vectors:
         """The vectors of the corpus's first ``len(texts)`` distinct sentences.
 
         Missing chunks are embedded with ``embedder`` and stored (whole chunks only: a
         last partial one is embedded, not stored); with no embedder, a missing chunk
-        is an error.
+        is an error. ``wait``: a missing whole chunk is waited for (a ``nice``d
+        ``python -m bench.vector_cache`` is filling the cache) rather than embedded.
         """
         parts = []
         started = time.monotonic()
@@ -110,6 +117,9 @@ class VectorCache:
         for index, start in enumerate(range(0, len(texts), CHUNK)):
             wanted = texts[start : start + CHUNK]
             found = self.read_chunk(index, wanted)
+            while found is None and wait and len(wanted) == CHUNK:
+                time.sleep(WAIT_SECONDS)
+                found = self.read_chunk(index, wanted)
             if found is None:
                 if embedder is None:
                     raise LookupError(f"{self.folder}: chunk {index} is not cached")
