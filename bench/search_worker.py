@@ -95,9 +95,17 @@ async def handle(
         await mem.vector_index.catch_up(reader)
         return {"ids": await vector_knn(mem, reader, vector, space, request["k"])}
     if op == "rss":
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * KIB
-        return {"peak_rss": peak, "held": mem.vector_index.holds(space)}
+        return {"peak_rss": peak_rss(), "held": mem.vector_index.holds(space)}
     raise ValueError(f"unknown op {op!r}")
+
+
+def peak_rss() -> int:
+    """This process's peak resident memory in bytes: VmHWM, which starts afresh at exec
+    (``ru_maxrss`` can carry the parent's peak over a fork and exec)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) * KIB
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * KIB
 
 
 async def vector_knn(
