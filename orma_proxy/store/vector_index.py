@@ -303,7 +303,7 @@ class VectorIndex:
             return
         async with self._lock:
             # Read and applied in the reader's thread, in one trip: growing a held space
-            # copies it (~1.6 KB a sentence) and dropping changed ids scans it; the event
+            # copies it (~450 bytes a sentence) and dropping changed ids scans it; the event
             # loop must not wait on either.
             await reader.execute_fn(self._read_and_apply)
 

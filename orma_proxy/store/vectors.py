@@ -175,7 +175,8 @@ NEAREST_SQL = (
     f"SELECT id, score FROM scored WHERE {_ABOVE_FLOOR} ORDER BY score DESC LIMIT :k"
 )
 # The same, found in memory by ``VectorIndex`` inside this statement (the
-# ``orma_nearest`` function it registers on the reader connection).
+# ``orma_nearest`` function it registers on the reader connection), from more
+# candidates (a share of the space) re-ranked on int8 copies.
 INDEX_NEAREST_SQL = (
     "WITH hits AS (SELECT value ->> 0 AS id, value ->> 1 AS score "
     "FROM json_each(orma_nearest(:space, :q, :kc, :k))) "
