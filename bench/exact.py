@@ -17,18 +17,10 @@ class Exact:
     """Brute-force cosine over every float vector of the space: the truth recall is
     measured against."""
 
-    def __init__(self, conn: Connection, space: str, queries: Vectors, k: int) -> None:
-        rows = conn.execute(
-            "SELECT v.sentence_id, v.embedding FROM sentence_vectors v "
-            "JOIN sentences s ON s.id = v.sentence_id WHERE s.space = ?",
-            (space,),
-        ).fetchall()
-        self.ids = np.array([r[0] for r in rows], dtype=np.int64)
+    def __init__(self, ids: np.ndarray, matrix: np.ndarray, queries: Vectors, k: int) -> None:
+        self.ids = ids
         self.row = {int(i): n for n, i in enumerate(self.ids)}
-        self.matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(
-            len(rows), -1
-        )
-        del rows
+        self.matrix = matrix
         self.queries = queries
         self.top: list[set[int]] = []
         self.kth: list[float] = []
@@ -38,6 +30,18 @@ class Exact:
             for row, picked in zip(sims, best, strict=True):
                 self.top.append({int(i) for i in self.ids[picked]})
                 self.kth.append(float(row[picked].min()))
+
+    @classmethod
+    def of_space(cls, conn: Connection, space: str, queries: Vectors, k: int) -> Exact:
+        """The truth for every float vector stored for ``space``."""
+        rows = conn.execute(
+            "SELECT v.sentence_id, v.embedding FROM sentence_vectors v "
+            "JOIN sentences s ON s.id = v.sentence_id WHERE s.space = ?",
+            (space,),
+        ).fetchall()
+        ids = np.array([r[0] for r in rows], dtype=np.int64)
+        matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32)
+        return cls(ids, matrix.reshape(len(rows), -1), queries, k)
 
     def recall(self, found: list[list[int]]) -> Recall:
         """Share of the exact top ``k`` in ``found`` (per query): by id, and with ties."""

@@ -350,7 +350,8 @@ async def measure_size(
         searched = await measure_search(mems, queries, kept)
         vectors_q = await asyncio.to_thread(embed_queries, embedder, queries[:RECALL_QUERIES])
         async with _reader(mems[SQLITE]) as reader:
-            exact = await execute_fn(reader, lambda c: Exact(c, SPACE, vectors_q, RECALL_K))
+            truth = functools.partial(Exact.of_space, space=SPACE, queries=vectors_q, k=RECALL_K)
+            exact = await execute_fn(reader, truth)
         recall = {name: await measure_recall(mem, exact) for name, mem in mems.items()}
     served = await asyncio.to_thread(
         serve_side_by_side,

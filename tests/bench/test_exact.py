@@ -26,7 +26,7 @@ async def test_a_tie_with_the_kth_counts_as_found_and_other_ids_do_not(tmp_path:
     conn = open_sync(config.db_path, busy_timeout_ms=1_000, read_only=True)
     try:
         rows = conn.execute("SELECT id, text FROM sentences ORDER BY id").fetchall()
-        exact = Exact(conn, "s", embedder.embed([REPEATED]), 3)
+        exact = Exact.of_space(conn, "s", embedder.embed([REPEATED]), 3)
     finally:
         conn.close()
     copies = [int(i) for i, text in rows if text == REPEATED]
