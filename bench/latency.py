@@ -1,24 +1,29 @@
 """Latency of the episodic core: ``add()``, ``flush()`` and ``search()`` at realistic sizes.
 
-``python -m bench.latency [--sizes 2000,10000] [--queries 200] [--adds 200] [--json]
-[--backends sqlite,postgresql] [--db postgresql://…]``
+``python -m bench.latency [--sizes 10000,100000,1000000s] [--queries 200] [--adds 200]
+[--json] [--backends sqlite,postgresql] [--db postgresql://…] [--vector-cache DIR]
+[--wait-for-cache] [--old-ref main]``
 
-For each size a store is built from ``bench.corpus`` with the real default
-embedder (offline: MiniLM int8) on each backend (SQLite in a temporary folder;
-PostgreSQL in a new database on ``--db``'s server, or on a private pgserver
+A size is notes, or sentences with an ``s`` (the notes holding that many). For each
+size a store is built from ``bench.corpus`` on each backend (SQLite in a temporary
+folder; PostgreSQL in a new database on ``--db``'s server, or on a private pgserver
 when no URL is given: ``bench/backends.py``), then:
 
-- flush: the whole corpus is embedded by the real background indexer, timed;
-  PostgreSQL's indexer runs at the same time and is handed SQLite's vectors
-  as they come (the corpus is embedded once per run), so its flush times
-  storing them (the HNSW inserts), not the model;
-- search: ``AsyncMemory.search`` end to end, warm, query embedding included,
-  one query at a time (a chat turn waits for it), the backends taking turns
-  query by query so the machine's noise hits both alike, with the cost of each
-  stage timed on its own (query embedding, BM25, vector k-NN, fetch);
+- ingest: the bulk write of the notes, then the flush: the real background indexer
+  stores each sentence's vector, taken from ``bench.vector_cache`` (embedded once,
+  kept on disk between runs; missing chunks are embedded here, or with
+  ``--wait-for-cache`` waited for from a ``nice``d filler), so it times storing the
+  vectors (vec0 and float copies; PostgreSQL's HNSW inserts), not the model;
+- search: ``AsyncMemory.search`` end to end, warm, one query at a time (a chat turn
+  waits for it), with the query embedded and again with its vector replayed, the
+  backends taking turns query by query so the machine's noise hits both alike, with
+  the cost of each stage timed on its own (query embedding, BM25, vector k-NN, fetch);
 - recall@10: how much of the exact top-10 (brute-force cosine over every float
-  vector of the space) the search's k-NN ranks in its top 10 (SQLite: binary
-  quantised + exact re-rank; PostgreSQL: pgvector's HNSW or exact scan);
+  vector of the space, ``bench/exact.py``) the search's k-NN ranks in its top 10, by
+  id and counting ties with the exact 10th (the corpus repeats sentences);
+- serving: ``bench/search_worker.py`` processes open the SQLite store as a proxy
+  would, this checkout's and with ``--old-ref`` another ref's code, taking turns
+  query by query: search latency, recall and each one's peak RSS;
 - add: durable ``add()`` on the built store, one at a time with the indexer
   idle in between (a user's next note comes seconds later), under
   ``synchronous=FULL`` (the default) and ``NORMAL`` for comparison (SQLite's
