@@ -308,10 +308,10 @@ def _question(s: _Slots) -> str:
 
 def notes(count: int, seed: int = DEFAULT_SEED) -> list[Note]:
     """The first ``count`` notes of the corpus for ``seed`` (1-3 sentences each)."""
-    return [note for note, _ in zip(_note_stream(seed), range(count), strict=False)]
+    return [note for note, _ in zip(note_stream(seed), range(count), strict=False)]
 
 
-def _note_stream(seed: int) -> Iterator[Note]:
+def note_stream(seed: int) -> Iterator[Note]:
     rng = random.Random(seed)
     slots = _Slots(rng)
     while True:

@@ -1,24 +1,29 @@
 """Latency of the episodic core: ``add()``, ``flush()`` and ``search()`` at realistic sizes.
 
-``python -m bench.latency [--sizes 2000,10000] [--queries 200] [--adds 200] [--json]
-[--backends sqlite,postgresql] [--db postgresql://…]``
+``python -m bench.latency [--sizes 10000,100000,1000000s] [--queries 200] [--adds 200]
+[--json] [--backends sqlite,postgresql] [--db postgresql://…] [--vector-cache DIR]
+[--wait-for-cache] [--old-ref main]``
 
-For each size a store is built from ``bench.corpus`` with the real default
-embedder (offline: MiniLM int8) on each backend (SQLite in a temporary folder;
-PostgreSQL in a new database on ``--db``'s server, or on a private pgserver
+A size is notes, or sentences with an ``s`` (the notes holding that many). For each
+size a store is built from ``bench.corpus`` on each backend (SQLite in a temporary
+folder; PostgreSQL in a new database on ``--db``'s server, or on a private pgserver
 when no URL is given: ``bench/backends.py``), then:
 
-- flush: the whole corpus is embedded by the real background indexer, timed;
-  PostgreSQL's indexer runs at the same time and is handed SQLite's vectors
-  as they come (the corpus is embedded once per run), so its flush times
-  storing them (the HNSW inserts), not the model;
-- search: ``AsyncMemory.search`` end to end, warm, query embedding included,
-  one query at a time (a chat turn waits for it), the backends taking turns
-  query by query so the machine's noise hits both alike, with the cost of each
-  stage timed on its own (query embedding, BM25, vector k-NN, fetch);
+- ingest: the bulk write of the notes, then the flush: the real background indexer
+  stores each sentence's vector, taken from ``bench.vector_cache`` (embedded once,
+  kept on disk between runs; missing chunks are embedded here, or with
+  ``--wait-for-cache`` waited for from a ``nice``d filler), so it times storing the
+  vectors (vec0 and float copies; PostgreSQL's HNSW inserts), not the model;
+- search: ``AsyncMemory.search`` end to end, warm, one query at a time (a chat turn
+  waits for it), with the query embedded and again with its vector replayed, the
+  backends taking turns query by query so the machine's noise hits both alike, with
+  the cost of each stage timed on its own (query embedding, BM25, vector k-NN, fetch);
 - recall@10: how much of the exact top-10 (brute-force cosine over every float
-  vector of the space) the search's k-NN ranks in its top 10 (SQLite: binary
-  quantised + exact re-rank; PostgreSQL: pgvector's HNSW or exact scan);
+  vector of the space, ``bench/exact.py``) the search's k-NN ranks in its top 10, by
+  id and counting ties with the exact 10th (the corpus repeats sentences);
+- serving: ``bench/search_worker.py`` processes open the SQLite store as a proxy
+  would, this checkout's and with ``--old-ref`` another ref's code, taking turns
+  query by query: search latency, recall and each one's peak RSS;
 - add: durable ``add()`` on the built store, one at a time with the indexer
   idle in between (a user's next note comes seconds later), under
   ``synchronous=FULL`` (the default) and ``NORMAL`` for comparison (SQLite's
@@ -36,20 +41,31 @@ import functools
 import json
 import os
 import platform
+import resource
 import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AsyncExitStack, ExitStack
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-import numpy as np
-
 from bench import corpus
 from bench.backends import Kept, ReplayEmbedder, fresh_database, postgres_server
-from bench.latency_report import POSTGRES, SQLITE, Quantiles, Report, SizeResult, render
+from bench.exact import Exact
+from bench.latency_report import (
+    POSTGRES,
+    SQLITE,
+    Quantiles,
+    Recall,
+    Report,
+    SizeResult,
+    render,
+)
+from bench.latency_workers import Size, old_tree, parse_size, serve_side_by_side
+from bench.search_worker import vector_knn
+from bench.vector_cache import DEFAULT_DIR, VectorCache, notes_distinct
 from orma_proxy import AsyncMemory, OrmaConfig
 from orma_proxy.embed.base import Embedder, Vectors, normalise
 from orma_proxy.embed.models import load_embedder
@@ -59,7 +75,6 @@ from orma_proxy.store.connect import Connection
 from orma_proxy.store.database import Database
 from orma_proxy.store.episodes import NewEpisode, fetch_sentences, insert_episode
 from orma_proxy.store.keywords import BM25_SQL, bm25_params
-from orma_proxy.store.passages import nearest_passages
 from orma_proxy.store.postgres import search as pg_search
 from orma_proxy.store.postgres.vectors import candidates
 from orma_proxy.store.vectors import nearest
@@ -120,23 +135,32 @@ async def build_store(config: OrmaConfig, embedder: Embedder, notes: list[corpus
 
 
 async def measure_search(
-    mems: dict[str, AsyncMemory], queries: list[str]
-) -> dict[str, tuple[Quantiles, dict[str, Quantiles]]]:
-    """End-to-end search latency of each backend, then each stage on its own.
+    mems: dict[str, AsyncMemory], queries: list[str], kept: Kept
+) -> dict[str, tuple[Quantiles, Quantiles, dict[str, Quantiles]]]:
+    """End-to-end search latency of each backend, with and without query embedding, then
+    each stage on its own.
 
     The backends take turns query by query, the first of each pair alternating.
+    Without embedding, the query's vector is replayed from ``kept`` (embedded before).
     """
     for query in queries[:WARMUP_QUERIES]:
         for mem in mems.values():
             await mem.search(query, space=SPACE)
     for mem in mems.values():
-        await mem.flush()  # the space's bit vectors are in memory now, as in a running proxy
+        await mem.flush()  # the space's vectors are in memory now, as in a running proxy
+        await mem.vector_index.settle()
+    embedder = next(iter(mems.values())).embedder
+    vectors = await asyncio.to_thread(embed_queries, embedder, queries)
+    kept.vectors = dict(zip(queries, vectors, strict=True))
     total: dict[str, list[float]] = {name: [] for name in mems}
+    bare: dict[str, list[float]] = {name: [] for name in mems}
     for i, query in enumerate(queries):
         for name in _turn(list(mems), i):
-            total[name].append(
-                await timed(functools.partial(mems[name].search, query, space=SPACE))
-            )
+            search = functools.partial(mems[name].search, query, space=SPACE)
+            total[name].append(await timed(search))
+            kept.open = True
+            bare[name].append(await timed(search))
+            kept.open = False
     split: dict[str, dict[str, list[float]]] = {n: {s: [] for s in STAGES} for n in mems}
     async with AsyncExitStack() as stack:
         readers = {
@@ -151,6 +175,7 @@ async def measure_search(
     return {
         name: (
             Quantiles.of(total[name]),
+            Quantiles.of(bare[name]),
             {s: Quantiles.of(t[warm]) for s, t in split[name].items()},
         )
         for name in mems
@@ -248,47 +273,16 @@ def embed_queries(embedder: Embedder, queries: list[str]) -> Vectors:
     return vectors
 
 
-def exact_neighbours(conn: Connection, queries: Vectors, k: int) -> list[set[int]]:
-    """The true top-``k`` sentence ids per query: cosine against every float vector."""
-    rows = conn.execute(
-        "SELECT v.sentence_id, v.embedding FROM sentence_vectors v "
-        "JOIN sentences s ON s.id = v.sentence_id WHERE s.space = ?",
-        (SPACE,),
-    ).fetchall()
-    ids = np.array([r[0] for r in rows], dtype=np.int64)
-    matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
-    sims = queries @ matrix.T
-    top = np.argpartition(-sims, k, axis=1)[:, :k]
-    return [{int(i) for i in ids[row]} for row in top]
-
-
-async def measure_recall(mem: AsyncMemory, queries: list[str]) -> float:
+async def measure_recall(mem: AsyncMemory, exact: Exact) -> Recall:
     """Share of the exact top-10 in the top 10 of the search's k-NN.
 
     The k-NN runs as the search runs it (``search_k`` hits from ``search_k *
     vector_oversample`` candidates); the noise floor is off, as it is a filter on
     purpose, not an approximation.
     """
-    vectors = await asyncio.to_thread(embed_queries, mem.embedder, queries)
-    config = mem.config
-    found = 0
     async with _reader(mem) as reader:
-        truth = await execute_fn(reader, lambda c: exact_neighbours(c, vectors, RECALL_K))
-        for vector, exact in zip(vectors, truth, strict=True):
-            search = functools.partial(
-                nearest_passages,
-                query=vector,
-                space=SPACE,
-                k=config.search_k,
-                oversample=config.vector_oversample,
-                use_floor=False,
-                in_memory=mem.vector_index.use(SPACE),
-                exact_under=config.vector_exact_under,
-                ef_search=config.vector_ef_search,
-            )
-            approx = await execute_fn(reader, search)
-            found += len(exact & {row.sentence_id for row in approx[:RECALL_K]})
-    return found / (RECALL_K * len(truth))
+        found = [await vector_knn(mem, reader, v, SPACE, RECALL_K) for v in exact.queries]
+    return exact.recall(found)
 
 
 async def measure_adds(
@@ -308,32 +302,48 @@ async def measure_adds(
     return Quantiles.of(samples)
 
 
+@dataclass(frozen=True)
+class Options:
+    """What every size of a run shares."""
+
+    queries: list[str]
+    adds: int
+    root: Path
+    cache: VectorCache
+    old: Path | None
+    old_ref: str | None
+    wait_for_cache: bool
+
+
 async def measure_size(
-    size: int,
-    embedder: Embedder,
-    queries: list[str],
-    adds: int,
-    root: Path,
-    pg_url: str | None,
+    size: Size, embedder: Embedder, options: Options, pg_url: str | None
 ) -> list[SizeResult]:
-    """Every backend's figures at ``size`` notes: the same corpus, the same vectors."""
-    folder = root / f"n{size}"
+    """Every backend's figures at ``size``: the same corpus, the same (cached) vectors."""
+    folder = options.root / f"n{size.notes}"
     configs = {SQLITE: bench_config(folder)}
     if pg_url is not None:
         configs[POSTGRES] = bench_config(folder).with_db(pg_url)
-    notes = corpus.notes(size)
-    for config in configs.values():
-        await build_store(config, embedder, notes)
+    notes = corpus.notes(size.notes)
+    distinct = notes_distinct(notes, configs[SQLITE].max_sentence_chars)
+    print(f"  {len(distinct):,} distinct sentences", file=sys.stderr, flush=True)
+    built = {}
+    for name, config in configs.items():
+        built[name] = await timed(functools.partial(build_store, config, embedder, notes))
+    del notes
+    fill = functools.partial(
+        options.cache.vectors, distinct, embedder, progress=True, wait=options.wait_for_cache
+    )
+    vectors = await asyncio.to_thread(fill)
+    queries = options.queries
     async with AsyncExitStack() as stack:
-        # SQLite's flush embeds the corpus for real; PostgreSQL's, beside it, stores those vectors.
+        # Every flush stores the cached vectors (the model does not run).
         kept = Kept()
+        kept.vectors = dict(zip(distinct, vectors, strict=True))
         kept.open = True
+        del vectors
         mems = {
             name: await stack.enter_async_context(
-                AsyncMemory(
-                    config=config,
-                    embedder=ReplayEmbedder(embedder, kept, replay=name == POSTGRES),
-                )
+                AsyncMemory(config=config, embedder=ReplayEmbedder(embedder, kept, replay=True))
             )
             for name, config in configs.items()
         }
@@ -342,34 +352,58 @@ async def measure_size(
         kept.open = False
         kept.vectors.clear()
         sentences = {name: (await mem.stats(SPACE)).sentences for name, mem in mems.items()}
-        searched = await measure_search(mems, queries)
-        recall = {
-            name: await measure_recall(mem, queries[:RECALL_QUERIES]) for name, mem in mems.items()
-        }
-    extra = corpus.notes(2 * adds, seed=corpus.DEFAULT_SEED + ADD_SEED_OFFSET)
+        searched = await measure_search(mems, queries, kept)
+        vectors_q = await asyncio.to_thread(embed_queries, embedder, queries[:RECALL_QUERIES])
+        async with _reader(mems[SQLITE]) as reader:
+            truth = functools.partial(Exact.of_space, space=SPACE, queries=vectors_q, k=RECALL_K)
+            exact = await execute_fn(reader, truth)
+        recall = {name: await measure_recall(mem, exact) for name, mem in mems.items()}
+    served = await asyncio.to_thread(
+        serve_side_by_side,
+        configs[SQLITE].resolved_db_path(),
+        configs[SQLITE].home,
+        SPACE,
+        queries,
+        queries[:RECALL_QUERIES],
+        exact.recall,
+        options.old,
+        options.old_ref,
+    )
+    del exact
+    extra = corpus.notes(2 * options.adds, seed=corpus.DEFAULT_SEED + ADD_SEED_OFFSET)
     results = []
     for name, config in configs.items():
         add_full = add_normal = None
-        if adds:
-            add_full = await measure_adds(config, embedder, extra[:adds])
+        if options.adds:
+            add_full = await measure_adds(config, embedder, extra[: options.adds])
             if name == SQLITE:
                 normal = config.model_copy(update={"synchronous": "NORMAL"})
-                add_normal = await measure_adds(normal, embedder, extra[adds:])
+                add_normal = await measure_adds(normal, embedder, extra[options.adds :])
         results.append(
             SizeResult(
                 backend=name,
-                notes=size,
+                asked=size.asked,
+                notes=size.notes,
                 sentences=sentences[name],
+                build_seconds=built[name],
                 flush_seconds=flushed[name],
                 sentences_per_second=sentences[name] / flushed[name],
                 search=searched[name][0],
-                split=searched[name][1],
-                recall_at_10=recall[name],
+                search_no_embed=searched[name][1],
+                split=searched[name][2],
+                recall=recall[name],
                 add_full=add_full,
                 add_normal=add_normal,
+                bench_peak_rss=peak_rss(),
+                served=served if name == SQLITE else [],
             )
         )
     return results
+
+
+def peak_rss() -> int:
+    """This process's peak resident memory so far, in bytes."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
 def load_average() -> float:
@@ -377,29 +411,41 @@ def load_average() -> float:
 
 
 async def run(
-    sizes: list[int],
+    sizes: list[Size],
     query_count: int,
     adds: int,
     where: Path | None,
     backends: Sequence[str],
     db: str | None,
+    vector_cache: Path,
+    old_ref: str | None,
+    wait_for_cache: bool = False,
 ) -> Report:
     embedder = await asyncio.to_thread(load_embedder, OrmaConfig())
-    queries = corpus.queries(query_count)
+    max_chars = OrmaConfig().max_sentence_chars
     load_before = load_average()
     results = []
     with ExitStack() as stack:
         tmp = Path(
             stack.enter_context(tempfile.TemporaryDirectory(prefix="orma-bench-", dir=where))
         )
+        options = Options(
+            queries=corpus.queries(query_count),
+            adds=adds,
+            root=tmp,
+            cache=VectorCache(vector_cache, embedder.model_id, corpus.DEFAULT_SEED, max_chars),
+            old=stack.enter_context(old_tree(old_ref)),
+            old_ref=old_ref,
+            wait_for_cache=wait_for_cache,
+        )
         server = stack.enter_context(postgres_server(db)) if POSTGRES in backends else None
         for size in sizes:
-            print(f"measuring {size:,} notes...", file=sys.stderr, flush=True)
+            print(f"measuring {size.asked} ({size.notes:,} notes)...", file=sys.stderr, flush=True)
             with ExitStack() as per_size:
                 url = None
                 if server is not None:
-                    url = per_size.enter_context(fresh_database(server, f"n{size}"))
-                results += await measure_size(size, embedder, queries, adds, tmp, url)
+                    url = per_size.enter_context(fresh_database(server, f"n{size.notes}"))
+                results += await measure_size(size, embedder, options, url)
             if size != sizes[-1]:  # a long run's smaller sizes, should it not finish
                 print(render(_report(embedder, load_before, results)), file=sys.stderr, flush=True)
     return _report(embedder, load_before, results)
@@ -423,7 +469,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--sizes",
         default=",".join(str(s) for s in DEFAULT_SIZES),
-        help="comma-separated note counts",
+        help="comma-separated note counts; a count ending in s is sentences "
+        "(1000000s: the notes holding the corpus's first million sentences)",
     )
     parser.add_argument("--queries", type=int, default=DEFAULT_QUERIES)
     parser.add_argument("--adds", type=int, default=DEFAULT_ADDS)
@@ -446,18 +493,49 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="a PostgreSQL server's URL (postgresql://user:pass@host:5432/db): each size "
         "gets a new database on it, dropped afterwards",
     )
+    parser.add_argument(
+        "--vector-cache",
+        type=Path,
+        default=DEFAULT_DIR,
+        help="where the corpus's sentence vectors are kept between runs (bench.vector_cache)",
+    )
+    parser.add_argument(
+        "--wait-for-cache",
+        action="store_true",
+        help="wait for a missing chunk of the vector cache (being filled by a niced "
+        "python -m bench.vector_cache) instead of embedding it here",
+    )
+    parser.add_argument(
+        "--old-ref",
+        default=None,
+        help="a git ref whose orma_proxy also serves the SQLite store, query by query "
+        "with this checkout's (old vs new in one run)",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON instead of Markdown")
     return parser.parse_args(argv)
 
 
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
-    sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
+    max_chars = OrmaConfig().max_sentence_chars
+    sizes = [parse_size(s, max_chars) for s in args.sizes.split(",") if s.strip()]
     default = (SQLITE, POSTGRES) if args.db else (SQLITE,)
     backends = [b.strip() for b in args.backends.split(",")] if args.backends else default
     if SQLITE not in backends or not set(backends) <= set(BACKENDS):
         raise SystemExit(f"--backends: sqlite, and optionally postgresql (got {args.backends})")
-    report = asyncio.run(run(sizes, args.queries, args.adds, args.dir, backends, args.db))
+    report = asyncio.run(
+        run(
+            sizes,
+            args.queries,
+            args.adds,
+            args.dir,
+            backends,
+            args.db,
+            args.vector_cache,
+            args.old_ref,
+            args.wait_for_cache,
+        )
+    )
     print(json.dumps(asdict(report), indent=2) if args.json else render(report))
 
 

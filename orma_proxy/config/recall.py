@@ -69,6 +69,14 @@ class RecallSettings(BaseModel):
     vector_oversample: int = Field(
         4, ge=1, description="Binary-quantised candidates per result, re-ranked exactly."
     )
+    vector_candidate_share: float = Field(
+        0.01,
+        ge=0,
+        le=1,
+        description="In memory: at least this share of a space's vectors are Hamming "
+        "candidates, re-ranked on int8 copies (the exact top 10 sits deeper in the Hamming "
+        "order as a space grows).",
+    )
     reader_mmap_bytes: int = Field(
         256 * 1024 * 1024,
         ge=0,
@@ -78,7 +86,7 @@ class RecallSettings(BaseModel):
         2,
         ge=0,
         description="Hold a space's vectors in memory for the k-NN (bits for the coarse "
-        "search, floats for the exact re-rank: ~1.6 KB a sentence) once it has been "
+        "search, int8 for the re-rank: ~0.45 KB a sentence) once it has been "
         "searched this many times by one process (0 = never: always vec0).",
     )
     vector_catch_up_max: int = Field(

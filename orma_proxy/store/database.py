@@ -104,6 +104,7 @@ class Database:
             busy_timeout_ms=config.busy_timeout_ms,
             load_after=config.vector_memory_after,
             catch_up_max=config.vector_catch_up_max,
+            candidate_share=config.vector_candidate_share,
         )
         await vectors.register(reader)
         keywords = KeywordIndex(

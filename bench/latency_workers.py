@@ -1,0 +1,152 @@
+"""``bench.latency``'s sizes, and its serving processes: this code and another ref's, in turns.
+
+Each serving process (``bench.search_worker``) opens the built SQLite store as a proxy
+would and holds the space's vectors; with ``--old-ref`` a second one runs another
+commit's ``orma_proxy`` and migrations (exported with ``git archive``, beside this
+checkout's ``bench``) on the same file. The bench sends each query to both, the first of each pair
+alternating, so the machine's noise hits both alike; each reports its own peak RSS.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from bench import corpus
+from bench.latency_report import Quantiles, Recall, Served
+from bench.vector_cache import distinct_sentences
+
+ROOT = Path(__file__).resolve().parents[1]
+NEW = "new"
+
+
+@dataclass(frozen=True)
+class Size:
+    """A size asked for: notes, and how it was asked (``1000000s``: a million sentences)."""
+
+    notes: int
+    asked: str
+
+
+def parse_size(text: str, max_chars: int, seed: int = corpus.DEFAULT_SEED) -> Size:
+    """``10000`` is 10,000 notes; ``1000000s`` the notes holding the first million sentences."""
+    text = text.strip().lower().replace("_", "")
+    if text.endswith("s"):
+        sentences = int(text[:-1])
+        _, notes = distinct_sentences(sentences, seed, max_chars)
+        return Size(notes, f"{sentences:,} sentences")
+    return Size(int(text), f"{int(text):,} notes")
+
+
+class Worker:
+    """One ``bench.search_worker`` process, spoken to a line at a time."""
+
+    def __init__(self, label: str, tree: Path, db: Path, home: Path, space: str) -> None:
+        self.label = label
+        env = {**os.environ, "PYTHONPATH": str(tree)}
+        self._proc = subprocess.Popen(
+            [sys.executable, "-m", "bench.search_worker", str(db), str(home), space],
+            cwd=tree,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+
+    def ask(self, **request: Any) -> dict[str, Any]:
+        stdin, stdout = self._pipes()
+        stdin.write(json.dumps(request) + "\n")
+        stdin.flush()
+        line = stdout.readline()
+        if not line:
+            raise RuntimeError(f"search worker {self.label} exited ({self._proc.wait()})")
+        answer: dict[str, Any] = json.loads(line)
+        return answer
+
+    def _pipes(self) -> tuple[IO[str], IO[str]]:
+        assert self._proc.stdin is not None and self._proc.stdout is not None
+        return self._proc.stdin, self._proc.stdout
+
+    def close(self) -> None:
+        stdin, _ = self._pipes()
+        stdin.close()
+        self._proc.wait(timeout=60)
+
+
+@contextmanager
+def old_tree(ref: str | None) -> Iterator[Path | None]:
+    """``ref``'s ``orma_proxy`` beside this checkout's ``bench``, in a temporary folder."""
+    if ref is None:
+        yield None
+        return
+    root = Path(tempfile.mkdtemp(prefix="orma-bench-old-"))
+    try:
+        archive = subprocess.run(
+            ["git", "archive", ref, "orma_proxy", "migrations"],
+            cwd=ROOT,
+            check=True,
+            capture_output=True,
+        ).stdout
+        archive_path = root / "old.tar"
+        archive_path.write_bytes(archive)
+        with tarfile.open(archive_path) as tar:
+            tar.extractall(root, filter="data")
+        shutil.copytree(ROOT / "bench", root / "bench")
+        yield root
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def serve_side_by_side(
+    db: Path,
+    home: Path,
+    space: str,
+    queries: list[str],
+    recall_queries: list[str],
+    recall_of: Callable[[list[list[int]]], Recall],
+    old: Path | None,
+    old_ref: str | None,
+) -> list[Served]:
+    """Search latency (with and without query embedding), recall and RSS of each process."""
+    trees = {NEW: ROOT} if old is None else {f"old ({old_ref})": old, NEW: ROOT}
+    with ExitStack() as stack:
+        workers = []
+        for label, tree in trees.items():
+            worker = Worker(label, tree, db, home, space)
+            stack.callback(worker.close)
+            workers.append(worker)
+        held = {w.label: w.ask(op="warm", queries=queries)["held"] for w in workers}
+        timed: dict[str, dict[bool, list[float]]] = {
+            w.label: {True: [], False: []} for w in workers
+        }
+        for i, query in enumerate(queries):
+            turn = workers if i % 2 == 0 else workers[::-1]
+            for embed in (True, False):
+                for worker in turn:
+                    answer = worker.ask(op="search", query=query, embed=embed)
+                    timed[worker.label][embed].append(answer["seconds"])
+        served = []
+        for worker in workers:
+            found = [worker.ask(op="knn", query=q, k=10)["ids"] for q in recall_queries]
+            rss = worker.ask(op="rss")
+            served.append(
+                Served(
+                    label=worker.label,
+                    search=Quantiles.of(timed[worker.label][True]),
+                    search_no_embed=Quantiles.of(timed[worker.label][False]),
+                    recall=recall_of(found),
+                    peak_rss=int(rss["peak_rss"]),
+                    held=bool(held[worker.label] and rss["held"]),
+                )
+            )
+        return served
