@@ -31,7 +31,13 @@ BLOCK_FIELDS = {
 def test_every_data_file_is_documented_and_used() -> None:
     readme = (DATA / "README.md").read_text()
     files = sorted(p.name for p in DATA.iterdir() if p.is_file() and p.name != "README.md")
-    assert files == ["block_words.json", "forgetting_words.json", "sleep.jsonl"]
+    assert files == [
+        "block_words.json",
+        "forgetting_dev.jsonl",
+        "forgetting_dev_README.md",
+        "forgetting_words.json",
+        "sleep.jsonl",
+    ]
     assert all(f"`{name}`" in readme for name in files)
     assert "`heldout/`" in readme
 
