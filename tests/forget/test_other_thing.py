@@ -12,6 +12,7 @@ import pytest
 
 from orma_proxy import AsyncMemory
 from orma_proxy.errors import AmbiguousDescriptionError, NothingMatchedError
+from orma_proxy.forget.describe import describe
 from orma_proxy.forget.rank import another_one
 from tests.helpers.life import exported
 
@@ -72,3 +73,22 @@ async def test_a_name_inside_an_address_still_reads_as_a_name(amem: AsyncMemory)
     await _store(amem, "Rania's email rania.k@post.example", "Rania is a pilot", "Ola is a pilot")
     result = await amem.release("everything about rania")
     assert set(result.preview) == {"Rania's email rania.k@post.example", "Rania is a pilot"}
+
+
+@pytest.mark.parametrize(
+    ("said", "phone"),
+    [
+        ("my locker number", False),
+        ("the bank card number", False),
+        ("my mobile number", True),
+        ("Tariq's number", True),
+    ],
+)
+def test_a_number_after_another_thing_is_that_things(said: str, phone: bool) -> None:
+    assert ("phone" in describe(said).groups) is phone
+
+
+async def test_a_locker_number_is_not_read_as_a_phone(amem: AsyncMemory) -> None:
+    await _store(amem, "Gym locker number 214, code on the tag", "Tariq's number is 07700 900 111")
+    result = await amem.release("my gym locker number")
+    assert result.preview == ("Gym locker number 214, code on the tag",)
