@@ -181,13 +181,13 @@ def another_one(said: str, text: str) -> bool:
     its size with another word before it ("My hat size is 58") is about another size.
     """
     stems = _line_stems(text)
+    content = _content(said)
     for m in _OWNED.finditer(said):
         owner = fold(m[1] or m[2])
-        lowercase = (m[1] or m[2])[:1].islower() and owner in _content(said)
+        lowercase = (m[1] or m[2])[:1].islower() and owner in content
         if lowercase and owner not in _KIN and not _holds(stem(owner), stems):
             return True
     tokens = [fold(t.removesuffix("'s").removesuffix("’s")) for t in _TOKEN.findall(said)]
-    content = _content(said)
     asked = {stem(t) for t in tokens}
     pairs = [
         (a, b)
@@ -196,10 +196,14 @@ def another_one(said: str, text: str) -> bool:
     ]
     if not pairs:
         return False
+    heads = {stem(b) for _, b in pairs}
+    if not heads & stems:
+        return False  # most lines hold none of the words a modifier is asked of
     line = [fold(t) for t in _TOKEN.findall(text)]
+    written = _content(text)
     for a, b in pairs:
         for before, word in itertools.pairwise(line):
-            if stem(word) != stem(b) or not before.isalpha() or before not in _content(text):
+            if stem(word) != stem(b) or not before.isalpha() or before not in written:
                 continue
             if stem(before) not in asked and not _holds(stem(a), {stem(before)}):
                 return True  # "hat size" where "shoe size" was asked
