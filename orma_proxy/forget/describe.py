@@ -76,6 +76,9 @@ _FUNCTION = frozenset(
     dossier lot lots""".split()  # noqa: SIM905
 )
 _FILLER_STEMS = frozenset(stem(w) for w in _FILLER)
+# Words naming a kind only alone or after a word of it ("phone number", "Mike's number"):
+# after another plain word they are that thing's ("passport number", "locker number").
+_HEADS = frozenset(stem(w) for w in ("number", "no"))
 # Tokens a description names exactly: a number (3+ digits) or a code mixing letters and digits
 # ("hunter2-blue", "4417zeta"). A line must hold one; a secret-looking one of PREFIX_CHARS or
 # more also reaches the longer token it starts ("sk-live-9f3k2" -> "sk-live-9f3k2xq81-prod").
@@ -451,6 +454,7 @@ def describe(text: str, *, first_is_name: bool = True) -> Description:
     negated = False
     when: When = "any"
     previous_token_was_name = False
+    previous = ""
     first_named = False
     kind_words: list[frozenset[str]] = []
     for m in _TOKEN.finditer(text):
@@ -481,6 +485,8 @@ def describe(text: str, *, first_is_name: bool = True) -> Description:
             pass
         elif stem(word) in _FILLER_STEMS and not groups_of(word):
             pass  # "forgetting", "remembering", "mentions"
+        elif stem(word) in _HEADS and previous and not groups_of(word) & groups_of(previous):
+            values.add(stem(word))  # "passport number", "card number": theirs, not a phone
         elif groups_of(word):
             groups |= groups_of(word)
             kind_words.append(groups_of(word))
@@ -492,6 +498,8 @@ def describe(text: str, *, first_is_name: bool = True) -> Description:
         else:
             values.add(stem(word))
         previous_token_was_name = is_name
+        said = stem(word) in values or bool(groups_of(word))
+        previous = word if said and word not in STOPWORDS and not is_name else ""
     if not names:
         values |= {stem(r) for r in relations}
     return Description(

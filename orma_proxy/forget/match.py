@@ -196,13 +196,15 @@ def topic(
     A description that names no person, kind of fact or identifier ("politics")
     is a topic: lines near it in meaning (a cosine of at least ``threshold``,
     never under the space's noise floor; at most ``max_items``) join the lines
-    holding its words. A person or a kind keeps the scope exact: meaning alone
+    holding its words, when some do. A person or a kind keeps the scope exact: meaning alone
     never hides another person's line.
     """
     scope = resolve(conn, space, query, meaning=meaning)
     d = scope.description
     sentences = scope.sentence_ids
-    if meaning is not None and d.topic:
+    if meaning is not None and d.topic and (sentences or _said_once(conn, space, query)):
+        # the words found the topic (or a line since corrected); meaning widens it. Meaning
+        # alone, with no line ever holding the words ("the broken dishwasher"), is a guess.
         near = on_topic(conn, space, [], meaning.vector, threshold=threshold, limit=max_items)
         sentences = sorted({*sentences, *near})
     whole = [i for i in sentences if i not in scope.cuts]
@@ -213,6 +215,11 @@ def topic(
     )
     facts = state_texts(conn, space, states)
     return Topic(sentences, states, list(events), preview, scope.cuts, facts)
+
+
+def _said_once(conn: Connection, space: str, query: str) -> bool:
+    """Did a line now superseded or released hold what ``query`` says, word for word?"""
+    return bool(resolve(conn, space, query, hidden=True).sentence_ids)
 
 
 # --- purge -----------------------------------------------------------------------

@@ -17,6 +17,7 @@ from nothing is nothing found.
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 import unicodedata
@@ -36,7 +37,7 @@ from orma_proxy.store import (
 )
 from orma_proxy.text import NOT_NAMES, evidence_of, group_stems, stem
 
-__all__ = ["about_kin", "best_match", "fold", "names_said", "with_names"]
+__all__ = ["about_kin", "another_one", "best_match", "fold", "names_said", "with_names"]
 
 _TOKEN = re.compile(r"[^\W_][\w'’-]*")
 _NEAR = 16  # lines taken by meaning alone, besides those sharing a word
@@ -62,7 +63,7 @@ _KIN = _RELATIONS | frozenset(
     housemate friend colleague manager assistant teacher tutor dentist doctor gp therapist
     nanny sibling siblings parents twin stepson stepdaughter ex""".split()  # noqa: SIM905
 )
-_OWNED = re.compile(r"(?<![\w])([A-Za-z][\w]*)['’]s\b")
+_OWNED = re.compile(r"(?<![\w])([A-Za-z][\w]*)['’]s\b|(?<![\w])([A-Za-z]\w*s)['’](?!\w)")
 
 
 def fold(text: str) -> str:
@@ -101,14 +102,22 @@ def _is_name(word: str, lines: list[StoredLine]) -> bool:
         tokens = list(_TOKEN.finditer(line.text))
         for i, m in enumerate(tokens):
             token = m[0].removesuffix("'s").removesuffix("’s")
-            if fold(token) != folded:
-                continue
+            if fold(token) != folded or _in_identifier(line.text, m.start(), m.end()):
+                continue  # "thabo.m@zulumail.fake" does not spell the name "Thabo"
             if not token[:1].isupper():
                 return False  # written in lower case too: a plain word
             after = tokens[i + 1][0] if i + 1 < len(tokens) else ""
             surname = after[:1].isupper() and after.lower() not in NOT_NAMES
             named = named or i > 0 or token != m[0] or surname  # "Kate Hughes is ..."
     return named and folded not in NOT_NAMES
+
+
+def _in_identifier(text: str, start: int, end: int) -> bool:
+    """Is ``text[start:end]`` part of an address or handle ("thabo.m@mail.fake")?"""
+    after = text[end : end + 2]
+    before = text[max(start - 2, 0) : start]
+    joined = len(after) == 2 and after[0] in ".@" and not after[1].isspace()
+    return joined or (len(before) == 2 and before[1] in ".@" and not before[0].isspace())
 
 
 def with_names(conn: Connection, space: str, text: str, hidden: bool) -> str:
@@ -164,11 +173,56 @@ def about_kin(text: str, names: tuple[str, ...], asked: str) -> bool:
     return False
 
 
+def another_one(said: str, text: str) -> bool:
+    """Is ``text`` about another thing of the kind ``said`` names, so never the line meant?
+
+    "my cat's vet appointment": whatever a lowercase owner owns is the owner's, so a
+    line without a cat is not it ("Vet is Dr. Amsel"). "my shoe size": a line naming
+    its size with another word before it ("My hat size is 58") is about another size.
+    """
+    stems = _line_stems(text)
+    content = _content(said)
+    for m in _OWNED.finditer(said):
+        owner = fold(m[1] or m[2])
+        lowercase = (m[1] or m[2])[:1].islower() and owner in content
+        if lowercase and owner not in _KIN and not _holds(stem(owner), stems):
+            return True
+    tokens = [fold(t.removesuffix("'s").removesuffix("’s")) for t in _TOKEN.findall(said)]
+    asked = {stem(t) for t in tokens}
+    pairs = [
+        (a, b)
+        for a, b in itertools.pairwise(tokens)
+        if a in content and b in content and a.isalpha() and not _is_capital(said, a)
+    ]
+    if not pairs:
+        return False
+    heads = {stem(b) for _, b in pairs}
+    if not heads & stems:
+        return False  # most lines hold none of the words a modifier is asked of
+    line = [fold(t) for t in _TOKEN.findall(text)]
+    written = _content(text)
+    for a, b in pairs:
+        for before, word in itertools.pairwise(line):
+            if stem(word) != stem(b) or not before.isalpha() or before not in written:
+                continue
+            if stem(before) not in asked and not _holds(stem(a), {stem(before)}):
+                return True  # "hat size" where "shoe size" was asked
+    return False
+
+
+def _content(text: str) -> set[str]:
+    return {fold(w) for w in content_words(text)}
+
+
+def _is_capital(text: str, word: str) -> bool:
+    return any(fold(t) == word and t[:1].isupper() for t in _TOKEN.findall(text))
+
+
 def _someone_else(text: str) -> bool:
     """A line about another person: it names what someone owns ("Priyanka's car", "Mum's GP")."""
     for m in _OWNED.finditer(text):
-        word = m[1]
-        if word.lower() in _RELATIONS or (word[:1].isupper() and word.lower() not in NOT_NAMES):
+        word = m[1] or m[2]  # "Mum's GP", "Kids' shoe sizes"
+        if word.lower() in _KIN or (word[:1].isupper() and word.lower() not in NOT_NAMES):
             return True
     return False
 
@@ -262,6 +316,8 @@ def _winners(
         share = min(1.0, sum(weight for w, weight in weights.items() if _holds(w, stems)) / total)
         if not all(stems & group_stems(kinds) for kinds in d.kind_words):
             share = 0.0  # "my bitcoin wallet password": a line with no password is not it
+        if share and another_one(d.text, line.text):
+            share = 0.0  # "my shoe size": "My hat size is 58" shares a word, not the thing
         scores.append(((float(sim) - typical) / spread + WORDS_WEIGHT * share, share, line))
     scores.sort(key=lambda s: -s[0])
     best, share, line = scores[0]

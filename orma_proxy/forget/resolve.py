@@ -30,7 +30,7 @@ from orma_proxy.forget.describe import (
     full_names,
 )
 from orma_proxy.forget.meaning import GAP, Described, clear_winners, standing_out
-from orma_proxy.forget.rank import about_kin, best_match, with_names
+from orma_proxy.forget.rank import about_kin, another_one, best_match, with_names
 from orma_proxy.store import Connection, StoredLine, episode_texts, space_lines
 from orma_proxy.text import (
     SHARED_ATTRIBUTES,
@@ -257,7 +257,9 @@ def _chosen(
     scored = [(d.evidence_in(line, linked=s.id in cited), s) for s, line in anchored]
     best = max((score for score, _ in scored), default=(0, 0))
     if best[0] > 0:
-        partial = [s for score, s in scored if score == best]
+        partial = [s for score, s in scored if score == best and not another_one(d.text, s.text)]
+        if not partial:
+            return []
         return standing_out(conn, space, partial, meaning) if meaning else partial
     # None holds the words: of the lines showing the kind ("my git token": the tokens), or
     # of a person's lines, meaning picks a clear winner or asks. The user's lines are most
