@@ -28,12 +28,20 @@ from orma_proxy.store import (
     recent_vectors,
 )
 
-__all__ = ["GAP", "Described", "clear_winners", "similarities", "standing_out"]
+__all__ = [
+    "GAP",
+    "MIN_SAMPLE",
+    "Described",
+    "clear_winners",
+    "others_sample",
+    "similarities",
+    "standing_out",
+]
 
 # Lines of the space a typical similarity is taken from, besides the person's own (the newest).
 _SAMPLE = 64
 _CANDIDATES = 5
-_MIN_SAMPLE = 5
+MIN_SAMPLE = 5
 _CHAIN = 8  # corrections of corrections followed back at most
 # The best line must stand this many deviations above the space's typical line to mean
 # anything at all, and the next best this many below it to win (set on the development
@@ -99,6 +107,19 @@ def _stood_for(conn: Connection, space: str, episode: int) -> dict[int, Vectors]
     return float_vectors(conn, ids)
 
 
+def others_sample(
+    conn: Connection, space: str, found: dict[int, Vectors], described: Described
+) -> Vectors:
+    """The description's similarity to the space's newest lines outside ``found``: what a
+    line that is not about it scores, the scale its candidates are measured on."""
+    query = described.without_anchor(described.vector)[0]
+    sample = [v for i, v in recent_vectors(conn, space, _SAMPLE).items() if i not in found]
+    if not sample:
+        return np.zeros(0, dtype=np.float32)
+    scores: Vectors = described.without_anchor(np.stack(sample)) @ query
+    return scores
+
+
 def standing_out(
     conn: Connection, space: str, lines: list[StoredLine], described: Described
 ) -> list[StoredLine]:
@@ -108,11 +129,9 @@ def standing_out(
     mine, sims, found = similarities(conn, space, lines, described)
     if not mine:
         return []
-    query = described.without_anchor(described.vector)[0]
-    sample = [v for i, v in recent_vectors(conn, space, _SAMPLE).items() if i not in found]
-    if len(sample) < _MIN_SAMPLE:
+    others = others_sample(conn, space, found, described)
+    if len(others) < MIN_SAMPLE:
         return mine  # too few lines to say what is typical: the words decide
-    others = described.without_anchor(np.stack(sample)) @ query
     typical, spread = float(np.median(others)), float(np.std(others)) or 1.0
     return [
         line for line, sim in zip(mine, sims, strict=True) if sim - typical >= STANDS_OUT * spread
@@ -137,10 +156,8 @@ def clear_winners(
     if not mine:
         return []
     order = np.argsort(-sims, kind="stable")
-    query = described.without_anchor(described.vector)[0]
-    sample = [v for i, v in recent_vectors(conn, space, _SAMPLE).items() if i not in found]
-    others = described.without_anchor(np.stack(sample)) @ query if sample else np.zeros(0)
-    if len(others) < _MIN_SAMPLE:
+    others = others_sample(conn, space, found, described)
+    if len(others) < MIN_SAMPLE:
         others = np.concatenate([sims, others])
     typical, spread = float(np.median(others)), float(np.std(others)) or 1.0
     z = (sims - typical) / spread

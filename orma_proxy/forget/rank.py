@@ -27,12 +27,17 @@ import numpy as np
 
 from orma_proxy.errors import AmbiguousDescriptionError
 from orma_proxy.forget.describe import Description, content_words, describe, mentions
-from orma_proxy.forget.meaning import Described, clear_winners, similarities
+from orma_proxy.forget.meaning import (
+    MIN_SAMPLE,
+    Described,
+    clear_winners,
+    others_sample,
+    similarities,
+)
 from orma_proxy.store import (
     Connection,
     StoredLine,
     nearest_passages,
-    recent_vectors,
     space_lines,
 )
 from orma_proxy.text import NOT_NAMES, evidence_of, group_stems, stem
@@ -41,8 +46,6 @@ __all__ = ["about_kin", "another_one", "best_match", "fold", "names_said", "with
 
 _TOKEN = re.compile(r"[^\W_][\w'’-]*")
 _NEAR = 16  # lines taken by meaning alone, besides those sharing a word
-_SAMPLE = 64
-_MIN_SAMPLE = 5
 _CANDIDATES = 5
 _ENOUGH = 2  # words of typical weight that say all a description says
 _PREFIX = 4  # a word this long or longer may be the start of a line's word
@@ -297,11 +300,10 @@ def _winners(
     lines, sims, found = similarities(conn, space, pool, meaning)
     if not lines:
         return []
-    query = meaning.without_anchor(meaning.vector)[0]
-    sample = [v for i, v in recent_vectors(conn, space, _SAMPLE).items() if i not in found]
-    if len(sample) < _MIN_SAMPLE:
-        sample = list(found.values())
-    others = meaning.without_anchor(np.stack(sample)) @ query
+    others = others_sample(conn, space, found, meaning)
+    if len(others) < MIN_SAMPLE:  # too few other lines: the candidates' own spread
+        query = meaning.without_anchor(meaning.vector)[0]
+        others = meaning.without_anchor(np.stack(list(found.values()))) @ query
     typical = float(np.median(others))
     spread = float(np.std(others)) or 1.0
     held = [_line_stems(line.text) for line in lines]
