@@ -20,6 +20,7 @@ from orma_proxy.store.connect import Connection
 
 _NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
 _LEDGER_COLUMNS = {"version", "name", "applied_at"}
+_WAL_WAIT_S = 10.0  # another process switching a new file to WAL holds its lock briefly
 
 
 @dataclass(frozen=True)
@@ -107,6 +108,24 @@ def refuse_newer(current: int, latest: int) -> tuple[int, int]:
     return current, latest
 
 
+def _into_wal(conn: Connection) -> None:
+    """WAL mode, waiting out another process that is switching the same new file to it.
+
+    SQLite can answer "database is locked" at once, without the busy handler, while
+    another connection holds the lock a change of journal mode needs; the wait is
+    bounded by ``_WAL_WAIT_S`` and the error is raised after it.
+    """
+    deadline = time.monotonic() + _WAL_WAIT_S
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlean.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
+
+
 def migrate(conn: Connection, migrations: list[Migration] | None = None) -> int:
     """Bring the schema up to date; returns the version reached.
 
@@ -115,7 +134,7 @@ def migrate(conn: Connection, migrations: list[Migration] | None = None) -> int:
     """
     migrations = load_migrations() if migrations is None else migrations
     current, _ = schema_versions(conn, migrations)
-    conn.execute("PRAGMA journal_mode = WAL")
+    _into_wal(conn)
     conn.execute(
         "CREATE TABLE IF NOT EXISTS schema_migrations "
         "(version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at REAL NOT NULL)"
