@@ -20,6 +20,15 @@ from dataclasses import dataclass
 from typing import Literal
 
 from orma_proxy.facts import USER
+from orma_proxy.forget.mentions import (
+    clauses,
+    code_in,
+    codes_of,
+    full_names,
+    may_cut,
+    mentions,
+    naming,
+)
 from orma_proxy.text import (
     NOT_NAMES,
     PREFIX_CHARS,
@@ -79,10 +88,6 @@ _FILLER_STEMS = frozenset(stem(w) for w in _FILLER)
 # Words naming a kind only alone or after a word of it ("phone number", "Mike's number"):
 # after another plain word they are that thing's ("passport number", "locker number").
 _HEADS = frozenset(stem(w) for w in ("number", "no"))
-# Tokens a description names exactly: a number (3+ digits) or a code mixing letters and digits
-# ("hunter2-blue", "4417zeta"). A line must hold one; a secret-looking one of PREFIX_CHARS or
-# more also reaches the longer token it starts ("sk-live-9f3k2" -> "sk-live-9f3k2xq81-prod").
-_CODE = re.compile(r"(?<![\w-])(?=[\w-]*\d)[^\W_][\w-]*[^\W_](?![\w-])")
 _LINE_TOKEN = re.compile(r"[^\W_][\w-]*[^\W_]|[^\W_]")
 # Words that say who someone is to the user; with a name given, the name says it.
 _RELATIONS = frozenset(
@@ -96,7 +101,6 @@ _NEGATIONS = frozenset(
 _NEGATED = re.compile(
     r"(?i)(?<![\w'])(?:not|no|never|none|nothing|cannot|\w+n't|no longer)(?![\w'])"
 )
-_CLAUSE_CUT = re.compile(r"\s*;\s*|,?\s+(?:and|but|while|whereas)\s+(?=\w)", re.I)
 
 
 @dataclass(frozen=True)
@@ -292,7 +296,7 @@ class Description:
                 return False
         if self.codes:
             tokens = {t.casefold() for t in _LINE_TOKEN.findall(line.text)}
-            if not all(_code_in(code, tokens) for code in self.codes):
+            if not all(code_in(code, tokens) for code in self.codes):
                 return False
         if self.exact:
             return True
@@ -335,7 +339,7 @@ class Description:
         ("and avoids eggs") stays with the rest.
         """
         whole = [(0, len(text), True)]
-        if not self.groups or self.identifiers or not _may_cut(text):
+        if not self.groups or self.identifiers or not may_cut(text):
             return whole
         spans = clauses(text)
         if len(spans) < 2:
@@ -349,86 +353,6 @@ class Description:
         if all(c[2] for c in cut) or not any(c[2] for c in cut):
             return whole
         return cut
-
-
-def _may_cut(text: str) -> bool:
-    """Could ``_CLAUSE_CUT`` cut ``text``? A plain test first: most lines hold no joiner."""
-    if not text.isascii():
-        return True  # case folding beyond ASCII: let the pattern decide
-    low = text.lower()
-    return ";" in low or any(w in low for w in ("and", "but", "while", "whereas"))
-
-
-def _code_in(code: str, tokens: set[str]) -> bool:
-    """A code is one of the line's tokens, or a secret-looking one starts with it."""
-    if code in tokens:
-        return True
-    return _secretish(code) and any(t.startswith(code) for t in tokens)
-
-
-def _secretish(code: str) -> bool:
-    """Long enough, and mixing letters and digits (a key, a token) or all digits (a card)."""
-    if len(code) < PREFIX_CHARS:
-        return False
-    digits = sum(c.isdigit() for c in code)
-    return digits == len(code.replace("-", "")) or any(c.isalpha() for c in code)
-
-
-def codes_of(text: str) -> tuple[str, ...]:
-    """The numbers (3+ digits) and letter-digit codes (4+ characters) ``text`` names."""
-    found = []
-    for m in _CODE.finditer(text):
-        token = m[0]
-        digits = sum(c.isdigit() for c in token)
-        if digits >= 3 or (len(token) >= 4 and any(c.isalpha() for c in token)):
-            found.append(token.casefold())
-    return tuple(dict.fromkeys(found))
-
-
-def mentions(text: str, name: str) -> bool:
-    """``name`` as whole words of ``text``: "Ann" is in "Ann's flat", not in "Anna".
-
-    Case aside, as long as the line writes it capitalised too ("Github" is
-    "GitHub", "Will" is never "will").
-    """
-    pattern = rf"(?<!\w){re.escape(name)}(?!\w)"
-    if re.search(pattern, text):
-        return True
-    return any(m[0][:1].isupper() for m in re.finditer(pattern, text, re.I))
-
-
-def clauses(text: str) -> list[tuple[int, int]]:
-    """Spans of ``text``'s clauses: cut at "and", "but", ";" (the joiner stays with the next)."""
-    spans, start = [], 0
-    for m in _CLAUSE_CUT.finditer(text):
-        if m.start() > start:
-            spans.append((start, m.start()))
-        start = m.start() + (len(m[0]) - len(m[0].lstrip()))
-    spans.append((start, len(text)))
-    return [s for s in spans if text[s[0] : s[1]].strip()]
-
-
-def naming(text: str, person: str) -> str:
-    """``text`` about one person a first name stood for: "Sam's phone" -> "Sam Lee's phone"."""
-    first = person.split()[0]
-    return re.sub(rf"(?<!\w){re.escape(first)}(?!\w)", person, text, count=1)
-
-
-def full_names(name: str, texts: list[str]) -> list[str]:
-    """The longer names ``name`` is part of in ``texts`` ("Sam" -> "Sam Lee", "Sam Park")."""
-    found: dict[str, None] = {}
-    pattern = re.compile(
-        rf"(?<!\w){re.escape(name)}\s+(?:([A-Z][\w'-]+|[A-Z]\.)|(\([^()]{{1,30}}\)))"
-    )
-    for text in texts:
-        for m in pattern.finditer(text):
-            if m[2]:  # "Sam (work)", "Sam (cousin)": a tag that tells two people apart
-                found[f"{name} {m[2]}"] = None
-                continue
-            surname = m[1].removesuffix("'s")
-            if surname.lower() not in NOT_NAMES and not groups_of(surname):
-                found[f"{name} {surname}"] = None
-    return list(found)
 
 
 def describe(text: str, *, first_is_name: bool = True) -> Description:

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from orma_proxy.errors import AmbiguousDescriptionError
-from orma_proxy.forget.describe import Description, content_words, describe, mentions
+from orma_proxy.forget.describe import Description, content_words, describe
 from orma_proxy.forget.meaning import (
     MIN_SAMPLE,
     Described,
@@ -34,6 +34,7 @@ from orma_proxy.forget.meaning import (
     others_sample,
     similarities,
 )
+from orma_proxy.forget.mentions import mentions
 from orma_proxy.store import (
     Connection,
     StoredLine,
