@@ -70,12 +70,21 @@ class ChatScores:
     all: Scores = field(default_factory=Scores)
     by_owner: dict[str, Scores] = field(default_factory=dict)
     labels: Labels = field(default_factory=Labels)
+    # (conversation, question, R@10) for each question: which ones sleep moved.
+    each: list[tuple[str, str, float]] = field(default_factory=list)
 
     def add(
-        self, q: Question, turns: Sequence[str], texts: dict[str, str], secs: float, owner: str
+        self,
+        conv: str,
+        q: Question,
+        turns: Sequence[str],
+        texts: dict[str, str],
+        secs: float,
+        owner: str,
     ) -> None:
         self.all.add(q, turns, texts, secs)
         self.by_owner.setdefault(owner, Scores()).add(q, turns, texts, secs)
+        self.each.append((conv, q.text, self.all.r10[q.category][-1]))
 
 
 def owner_of(q: Question, speaker: dict[str, str]) -> str:
@@ -209,7 +218,7 @@ async def score_chat(
                     block = await mem.recall(q.text, conv.name)
                     secs = time.perf_counter() - started
                     turns = block_turns(block, entries, turn_of_sentence)
-                    result.add(q, turns, texts, secs, owner_of(q, speaker))
+                    result.add(conv.name, q, turns, texts, secs, owner_of(q, speaker))
                     check_labels(block, result.labels, first)
 
 
@@ -263,4 +272,18 @@ async def run_chat(conversations: list[Conversation], names: str, rebuild: bool)
             f"\n{name}: {s.labels.shown} assistant lines shown, "
             f"{s.labels.as_assistant} labelled as the assistant's, {s.labels.as_user} as the user's"
         )
+    print(moved(*rows.values()))
     return 0
+
+
+def moved(before: ChatScores, after: ChatScores) -> str:
+    """The questions whose R@10 sleep changed, worst first: what to read when it falls."""
+    changes = sorted(
+        zip(before.each, after.each, strict=True), key=lambda pair: pair[1][2] - pair[0][2]
+    )
+    lines = [
+        f"  {b[0]}: R@10 {b[2] * 100:.0f} -> {a[2] * 100:.0f}  {b[1]}"
+        for b, a in changes
+        if a[2] != b[2]
+    ]
+    return f"\nQuestions sleep moved ({len(lines)}):\n" + "\n".join(lines)

@@ -304,7 +304,9 @@ def _count_correction(
     return None
 
 
-def _read_line(line: Line, preceding: Sequence[str], earlier: Sequence[RawState]) -> Extraction:
+def _read_line(
+    line: Line, preceding: Sequence[str], following: str, earlier: Sequence[RawState]
+) -> Extraction:
     result = Extraction()
     text = line.text
     # Split into what is forbidden and the alternative by verification; a named speaker's
@@ -344,7 +346,7 @@ def _read_line(line: Line, preceding: Sequence[str], earlier: Sequence[RawState]
         ) or _count_correction(line, text, preceding, earlier)
         if corrected:
             result.states.append(corrected)
-    result.events.extend(events_in(line, spelt, preceding))
+    result.events.extend(events_in(line, spelt, preceding, spelt_out(following)))
     # "I left Zenbridge and I'm now a pharmacist at Ardent Robotics": the new value
     # replaces the old one, which stays history marked "now Ardent Robotics".
     current = {(s.about, s.attribute) for s in result.states if not s.ended}
@@ -377,10 +379,12 @@ def extract_by_rules(batch: Batch, known: Sequence[RawState] = ()) -> Extraction
     for line in batch.lines:
         turns.setdefault(line.episode_id, []).append(line.text)
     advising = {episode for episode, said in turns.items() if advises(" ".join(said))}
-    for line in batch.lines:
+    for n, line in enumerate(batch.lines):
         if not line.citable or unasserted(line.text):
             continue
-        found = _read_line(line, batch.preceding(line), [*known, *result.states])
+        after = batch.lines[n + 1] if n + 1 < len(batch.lines) else None
+        following = after.text if after and after.episode_id == line.episode_id else ""
+        found = _read_line(line, batch.preceding(line), following, [*known, *result.states])
         if line.episode_id in advising:
             found.states = [s for s in found.states if s.attribute != "habit"]
         if line.speaker:

@@ -42,8 +42,10 @@ _CLAUSE = re.compile(
     r"|\s+and\s+(?=(?:it|that|this|there|they|he|she|we)\b)",
     re.I,
 )
-# "..., but we came back and won": the clause after the event's changes its story.
-_CONTRAST = re.compile(r"\s*[,;]?\s*(?:but|though|although|yet|however|except)\b", re.I)
+# "..., but we came back and won" (or a next sentence "But ..."): what follows changes its story.
+_CONTRAST = re.compile(r"\s*[,;.!]?\s*(?:but|though|although|yet|however|except)\b", re.I)
+# "a meeting coming up, we'll be discussing the schools": what the occasion is, said next.
+_GOES_ON = re.compile(r"^(?:\s*,\s*(?:and\s+)?|\s+and\s+)(?=(?:we|they)\s)", re.I)
 _BEFORE = re.compile(r"(?:\b(?:since|for|until|till|by|every|each|from)\s+)$", re.I)
 _HOW_LONG = re.compile(r"(?:since|for|until|till|from)\b", re.I)
 # "My sister Leela and her husband Arjun visited": a second subject before the verb.
@@ -99,6 +101,22 @@ def _clause_of(text: str, start: int, end: int) -> tuple[int, int]:
     return first, last
 
 
+def _goes_on(text: str, last: int) -> str:
+    """What the group does in the occasion, said next (", we will be discussing ..."), or ""."""
+    opening = _GOES_ON.match(text[last:])
+    if opening is None:
+        return ""
+    start = last + opening.end()
+    end = _clause_of(text, start, start + 1)[1]
+    more = text[start:end].strip(" ,.!?")
+    rest = more.partition(" ")[2]  # after "we" or "they"
+    if not _DOING.match(f" {rest}") or _TO_YOU.search(more) or _POINTING.search(more):
+        return ""
+    if felt(more) or lead_in(more) or unresolved(more) or passing("", more, more):
+        return ""
+    return f"{' and' if 'and' in opening.group().lower() else ','} {more}"
+
+
 def _passing_plan(clause: str, phrase: str, subject: Subject) -> bool:
     """Whether ``clause`` is what someone is doing over the next day or two ("I'm resting")."""
     if not _SOON.match(phrase.strip()) or not _PROGRESSIVE.match(subject.rest):
@@ -107,8 +125,13 @@ def _passing_plan(clause: str, phrase: str, subject: Subject) -> bool:
     return not named and not _OCCASION.search(clause)
 
 
-def events_in(line: Line, text: str, preceding: Sequence[str]) -> list[RawEvent]:
-    """The dated event ``text`` (contractions spelt out) tells of, if any."""
+def events_in(
+    line: Line, text: str, preceding: Sequence[str], following: str = ""
+) -> list[RawEvent]:
+    """The dated event ``text`` (contractions spelt out) tells of, if any.
+
+    ``following`` is the next sentence of the same turn: "But ..." there changes the story.
+    """
     phrase = clock.find_date_phrase(text)
     if phrase is None:
         return []
@@ -126,7 +149,8 @@ def events_in(line: Line, text: str, preceding: Sequence[str]) -> list[RawEvent]
     clause = _OPENING.sub("", clause).strip(" ,.!?")
     if _POINTING.search(clause) or _DANGLING.search(clause) or passing("", clause, clause):
         return []  # what was done is said elsewhere; "I was bored": a feeling, no happening
-    if unresolved(clause) or lead_in(clause) or felt(clause) or _CONTRAST.match(text[last:]):
+    rest = text[last:] if text[last:].strip(" .!?") else f"{text[last:]} {following}"
+    if unresolved(clause) or lead_in(clause) or felt(clause) or _CONTRAST.match(rest):
         return []  # "I had a blast there", "I had a setback", "I'm hoping to go", "..., but"
     subjects = subjects_in(clause, preceding)
     if not subjects or subjects[0].lead.strip():
@@ -136,6 +160,7 @@ def events_in(line: Line, text: str, preceding: Sequence[str]) -> list[RawEvent]
         return []  # no act, or one with the assistant ("I'll call you tomorrow")
     if _SCENE.search(clause) or _WE_HAD.match(clause) or _passing_plan(clause, phrase, subject):
         return []  # a story's scene, an unnamed group's occasion, a plan of the moment
+    clause += _goes_on(text, last)
     if clause.split()[0].lower() in ("i", "we", "my", "our"):
         who = [USER] if subject.about == USER else [USER, subject.about]
     else:

@@ -57,6 +57,8 @@ _TASTE = re.compile(
 )
 # A sentence with a subject of its own says whose the judgement is ("My German is pretty good").
 _OWN_SUBJECT = re.compile(r"\b(?:i|my|me|we|our|he|she|his|her|they|their)\b", re.I)
+# "I hate not being on the court": a taste for an absence is how a circumstance feels now.
+_ABSENCE = re.compile(r"^(?:not|never)\s+(?:being|having|getting|seeing|doing|able)\b", re.I)
 _RECURS = re.compile(
     r"\b(?:always|usually|often|every|whenever|each|generally|normally|tends?\s+to|"
     r"most\s+days|all\s+the\s+time|all\s+year|easily|chronic\w*)\b",
@@ -74,6 +76,8 @@ def passing(attribute: str, value: str, sentence: str) -> str | None:
     words = f"{attribute.replace('_', ' ')} {value}"
     if _BODILY_WORD.search(words) and _BODILY_SAID.search(said):
         return "how someone feels at the moment, no lasting fact"
+    if _ABSENCE.match(value.strip()):
+        return "how a circumstance of the moment feels, no lasting taste"
     if _TASTE.search(said):
         return None
     if _WEATHER.search(words):

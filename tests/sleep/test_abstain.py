@@ -183,6 +183,7 @@ def test_a_value_is_not_cut_at_an_and_inside_its_phrase() -> None:
         "I'll always remember the ferry ride last year when the dolphins came.",
         # The clause after changes the story.
         "We were down by ten at halftime yesterday, but we came back and won.",
+        "I failed my driving test last month. But I took it again and passed!",
         # A story's scene in the past progressive: what happened comes after.
         "Last spring I had a race where we were losing badly at the turn. We rallied late.",
         # An unnamed group's occasion, what it was left to the rest of the line.
@@ -268,6 +269,15 @@ def test_a_slot_value_pointing_elsewhere_is_dropped() -> None:
         ("I'm moving to Porto this weekend.", "moving to Porto"),  # a name: no passing plan
         ("I have a dentist appointment today.", "dentist appointment"),
         ("We had a baby girl last month!", "baby girl"),
+        # What the occasion is, said next by the group: the event keeps it.
+        (
+            "Next month I have a neighbourhood meeting, we'll be voting on the new bus lanes.",
+            "meeting, we will be voting on the new bus lanes",
+        ),
+        (
+            "Last week I met my cousin who paints murals and we are planning a mural, it's fun!",
+            "paints murals and we are planning a mural",
+        ),
     ],
 )
 def test_plain_news_is_still_read(line: str, kept: str) -> None:
@@ -280,6 +290,20 @@ def test_later_goes_with_its_date_phrase() -> None:
         "I'm organising a quiz night for the library later this month.", speaker="Ilse"
     )
     assert events == ["I am organising a quiz night for the library"], events
+
+
+def test_a_next_sentence_that_turns_the_story_leaves_no_event() -> None:
+    _, events = drawn(
+        "I had a rough audition last week that shook me.",
+        "But I kept practising and got the part.",
+        speaker="Ilse",
+    )
+    assert events == [], events
+
+
+def test_what_the_group_says_next_is_no_part_of_the_event_when_it_only_felt() -> None:
+    _, events = drawn("I went to a ceilidh last week and we had a blast.", speaker="Ilse")
+    assert events == ["I went to a ceilidh"], events
 
 
 def test_a_habit_followed_by_a_one_off_is_kept() -> None:

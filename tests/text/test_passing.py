@@ -19,6 +19,8 @@ from orma_proxy.text.passing import passing
         ("how_am_i", "not bad", "Not bad, thanks."),
         ("opinion", "the pun is awful", "Wow, that's awful."),
         ("review", "great", "This is really great!"),
+        ("dislikes", "not being on the boat", "I hate not being on the boat."),
+        ("dislikes", "not having my tools", "I can't stand not having my tools."),
     ],
 )
 def test_a_state_of_the_moment_is_passing(attribute: str, value: str, sentence: str) -> None:
