@@ -58,6 +58,7 @@ _NEAR = 16  # lines taken by meaning alone, besides those sharing a word
 _CANDIDATES = 5
 _ENOUGH = 2  # words of typical weight that say all a description says
 _PREFIX = 4  # a word this long or longer may be the start of a line's word
+_TYPO_LENGTH = 7  # a word this long may be typed with one letter wrong
 # A line holding all the description's words is worth this many deviations of meaning.
 WORDS_WEIGHT = 3.0
 # The best must stand this many deviations above a typical line (with no word shared) ...
@@ -106,7 +107,18 @@ def _holds(word: str, stems: set[str]) -> bool:
         return True
     if len(word) < _PREFIX:
         return False
-    return any((s.startswith(word) or (len(s) >= _PREFIX and word.startswith(s))) for s in stems)
+    return any(
+        s.startswith(word) or (len(s) >= _PREFIX and word.startswith(s)) or _typo(word, s)
+        for s in stems
+    )
+
+
+def _typo(a: str, b: str) -> bool:
+    """One letter added, dropped or changed in a long word ("portugese", "colonscopy")."""
+    if min(len(a), len(b)) < _TYPO_LENGTH or abs(len(a) - len(b)) > 1 or a[0] != b[0]:
+        return False
+    i = next((k for k, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+    return a[i + 1 :] == b[i + 1 :] or a[i + 1 :] == b[i:] or a[i:] == b[i + 1 :]
 
 
 def _is_name(word: str, lines: list[StoredLine]) -> bool:

@@ -71,3 +71,9 @@ async def test_a_relative_no_line_names_is_nothing_not_the_person(amem: AsyncMem
     with pytest.raises(NothingMatchedError):
         await amem.release("forget odile's sister")
     assert await exported(amem) == before
+
+
+async def test_a_long_word_typed_with_one_letter_wrong_is_the_word(amem: AsyncMemory) -> None:
+    await _store(amem, "My endoscopy is booked for 9 May.", "Buy more printer paper.")
+    result = await amem.release("the endoscpy appointment", dry_run=True)
+    assert result.preview == ("My endoscopy is booked for 9 May.",)
