@@ -39,6 +39,8 @@ from orma_proxy.text import (
     group_stems,
     groups_of,
     has_cjk,
+    in_full,
+    kinds_by_shape,
     kinds_shown,
     same,
     starts,
@@ -201,8 +203,8 @@ class Description:
 
     def kinds_in(self, line: Line) -> int:
         """How many of the words of a kind ``line`` shows ("card PIN": the card, the PIN)."""
-        words = stems(line.text)
-        return sum(bool(words & group_stems(kinds)) for kinds in self.kind_words)
+        words, shape = stems(line.text), kinds_by_shape(line.text)
+        return sum(bool(words & group_stems(k) or k & shape) for k in self.kind_words)
 
     @property
     def subject(self) -> Subject | None:
@@ -316,16 +318,20 @@ class Description:
         if self.exact or self.corrected_here(line):
             return True
         words = stems(line.text)
-        if self.groups and not linked and not words & group_stems(self.groups):
+        if self.groups and not linked and not self.kind_here(words, line.text):
             return False
         if self.negated and not _NEGATED.search(line.text):
             return False
         return self.values <= words and all(p in line.text for p in self.phrases)
 
+    def kind_here(self, words: set[str], text: str) -> bool:
+        """Does a line (its stems, its text) show the kind asked, by a word or a value's shape?"""
+        return bool(words & group_stems(self.groups) or self.groups & kinds_by_shape(text))
+
     def evidence_in(self, line: Line, *, linked: bool = False) -> tuple[int, int]:
         """How much of the evidence ``line`` shows: (words of the description, kind shown)."""
         words = stems(line.text)
-        kind = bool(self.groups) and (linked or bool(words & group_stems(self.groups)))
+        kind = bool(self.groups) and (linked or self.kind_here(words, line.text))
         said = len(self.values & words) + sum(p in line.text for p in self.phrases)
         return said, int(kind)
 
@@ -378,10 +384,11 @@ def describe(text: str, *, first_is_name: bool = True) -> Description:
     negated = False
     when: When = "any"
     previous_token_was_name = False
+    owned_by_name = False
     previous = ""
     first_named = False
     kind_words: list[frozenset[str]] = []
-    for m in _TOKEN.finditer(text):
+    for m in _TOKEN.finditer(in_full(text)):
         raw = m[0].removesuffix("'s").removesuffix("’s")
         word = raw.lower()
         is_name = False
@@ -399,6 +406,8 @@ def describe(text: str, *, first_is_name: bool = True) -> Description:
             when = "current" if when == "any" else when
         elif word in _FIRST_PERSON:
             user = True
+        elif word in _RELATIONS and owned_by_name:
+            values.add(stem(word))  # "Olu's sister": the sister is meant, not all of Olu
         elif word in _RELATIONS:
             relations.add(word)
         elif owner and not evidence_of(word):
@@ -422,6 +431,7 @@ def describe(text: str, *, first_is_name: bool = True) -> Description:
         else:
             values.add(stem(word))
         previous_token_was_name = is_name
+        owned_by_name = is_name and raw != m[0]
         said = stem(word) in values or bool(groups_of(word))
         previous = word if said and word not in STOPWORDS and not is_name else ""
     if not names:
@@ -443,7 +453,7 @@ def describe(text: str, *, first_is_name: bool = True) -> Description:
 def content_words(text: str) -> list[str]:
     """The words of ``text`` that say what it is about, as typed (no filler, no "my", no "not")."""
     found = []
-    for m in _TOKEN.finditer(text):
+    for m in _TOKEN.finditer(in_full(text)):
         raw = m[0].removesuffix("'s").removesuffix("’s")
         word = raw.lower()
         if has_cjk(raw) or word in _NEGATIONS or word in _PREVIOUS or word in _CURRENT:

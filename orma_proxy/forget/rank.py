@@ -41,15 +41,24 @@ from orma_proxy.store import (
     nearest_passages,
     space_lines,
 )
-from orma_proxy.text import NOT_NAMES, evidence_of, group_stems, stem
+from orma_proxy.text import NOT_NAMES, evidence_of, expanded, group_stems, kinds_by_shape, stem
 
-__all__ = ["about_kin", "another_one", "best_match", "fold", "names_said", "with_names"]
+__all__ = [
+    "about_kin",
+    "another_one",
+    "best_match",
+    "fold",
+    "names_said",
+    "not_the_kin",
+    "with_names",
+]
 
 _TOKEN = re.compile(r"[^\W_][\w'’-]*")
 _NEAR = 16  # lines taken by meaning alone, besides those sharing a word
 _CANDIDATES = 5
 _ENOUGH = 2  # words of typical weight that say all a description says
 _PREFIX = 4  # a word this long or longer may be the start of a line's word
+_TYPO_LENGTH = 7  # a word this long may be typed with one letter wrong
 # A line holding all the description's words is worth this many deviations of meaning.
 WORDS_WEIGHT = 3.0
 # The best must stand this many deviations above a typical line (with no word shared) ...
@@ -70,6 +79,9 @@ _KIN = _RELATIONS | frozenset(
 _OWNED = re.compile(r"(?<![\w])([A-Za-z][\w]*)['’]s\b|(?<![\w])([A-Za-z]\w*s)['’](?!\w)")
 
 
+_KIN_OF = re.compile(r"(?<![\w])([A-Za-z][\w-]*)['’]s?\s+([a-z]+)\b", re.I)
+
+
 def fold(text: str) -> str:
     """``text`` in lower case without accents: "Sofía" and "sofia" are one word."""
     plain = unicodedata.normalize("NFKD", text)
@@ -87,7 +99,7 @@ def _words(text: str) -> list[_Word]:
 
 
 def _line_stems(text: str) -> set[str]:
-    return {stem(fold(t)) for t in _TOKEN.findall(text)}
+    return {stem(fold(t)) for t in _TOKEN.findall(expanded(text))}
 
 
 def _holds(word: str, stems: set[str]) -> bool:
@@ -95,7 +107,18 @@ def _holds(word: str, stems: set[str]) -> bool:
         return True
     if len(word) < _PREFIX:
         return False
-    return any((s.startswith(word) or (len(s) >= _PREFIX and word.startswith(s))) for s in stems)
+    return any(
+        s.startswith(word) or (len(s) >= _PREFIX and word.startswith(s)) or _typo(word, s)
+        for s in stems
+    )
+
+
+def _typo(a: str, b: str) -> bool:
+    """One letter added, dropped or changed in a long word ("portugese", "colonscopy")."""
+    if min(len(a), len(b)) < _TYPO_LENGTH or abs(len(a) - len(b)) > 1 or a[0] != b[0]:
+        return False
+    i = next((k for k, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+    return a[i + 1 :] == b[i + 1 :] or a[i + 1 :] == b[i:] or a[i:] == b[i + 1 :]
 
 
 def _is_name(word: str, lines: list[StoredLine]) -> bool:
@@ -175,6 +198,15 @@ def about_kin(text: str, names: tuple[str, ...], asked: str) -> bool:
             if m[1] in _KIN and m[1] not in said:
                 return True
     return False
+
+
+def not_the_kin(said: str, text: str) -> bool:
+    """Is ``text`` silent on the relative ``said`` asks of ("Olu's sister": "Olu's brother
+    Dayo plays drums", "Olu plays sax"), so about the person, not the one meant?"""
+    stems = _line_stems(text)
+    return any(
+        m[2].lower() in _KIN and not _holds(stem(fold(m[2])), stems) for m in _KIN_OF.finditer(said)
+    )
 
 
 def another_one(said: str, text: str) -> bool:
@@ -277,7 +309,9 @@ def best_match(
         pool = [
             line
             for line in pool
-            if not about_kin(line.text, tuple(named), d.text) and not d.other_kind(line.text)
+            if not about_kin(line.text, tuple(named), d.text)
+            and not d.other_kind(line.text)
+            and not not_the_kin(d.text, line.text)
         ]
         return clear_winners(conn, space, d.text, pool, meaning) if pool else []
     if not pool:
@@ -317,7 +351,8 @@ def _winners(
     scores = []
     for line, sim, stems in zip(lines, sims, held, strict=True):
         share = min(1.0, sum(weight for w, weight in weights.items() if _holds(w, stems)) / total)
-        if not all(stems & group_stems(kinds) for kinds in d.kind_words):
+        shape = kinds_by_shape(line.text)
+        if not all(stems & group_stems(kinds) or kinds & shape for kinds in d.kind_words):
             share = 0.0  # "my bitcoin wallet password": a line with no password is not it
         if share and another_one(d.text, line.text):
             share = 0.0  # "my shoe size": "My hat size is 58" shares a word, not the thing

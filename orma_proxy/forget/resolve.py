@@ -30,7 +30,7 @@ from orma_proxy.forget.describe import (
     full_names,
 )
 from orma_proxy.forget.meaning import GAP, Described, clear_winners, standing_out
-from orma_proxy.forget.rank import about_kin, another_one, best_match, with_names
+from orma_proxy.forget.rank import about_kin, another_one, best_match, not_the_kin, with_names
 from orma_proxy.store import Connection, StoredLine, episode_texts, space_lines
 from orma_proxy.text import (
     SHARED_ATTRIBUTES,
@@ -268,7 +268,9 @@ def _chosen(
     # lines that all show the kind asked are alike: meaning must set one far apart
     gap = 2 * GAP if pool else GAP
     if not pool and d.names:
-        pool = [s for s, _ in anchored if not d.other_kind(s.text)]
+        pool = [
+            s for s, _ in anchored if not d.other_kind(s.text) and not not_the_kin(d.text, s.text)
+        ]
     if meaning is None or not pool:
         return []
     return clear_winners(conn, space, d.text, pool, meaning, gap)

@@ -13,12 +13,14 @@ anything alone (``unresolved``: no "there" without its place; ``lead_in``: not
 and what a line says that the facts drawn from it do not (``unsaid``).
 """
 
+from orma_proxy.text.abbreviations import expanded, in_full
 from orma_proxy.text.attributes import (
     SHARED_ATTRIBUTES,
     STATE_ATTRIBUTES,
     evidence_of,
     group_stems,
     groups_of,
+    kinds_by_shape,
     kinds_shown,
     state_attributes,
     stem,
@@ -67,12 +69,15 @@ __all__ = [
     "date_terms_or_none",
     "encourages",
     "evidence_of",
+    "expanded",
     "felt",
     "find_identifiers",
     "finest_terms",
     "group_stems",
     "groups_of",
     "has_cjk",
+    "in_full",
+    "kinds_by_shape",
     "kinds_shown",
     "lead_in",
     "leading_speaker",

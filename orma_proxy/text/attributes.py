@@ -14,6 +14,9 @@ import re
 from collections.abc import Iterable
 from functools import cache, lru_cache
 
+from orma_proxy.text.abbreviations import expanded
+from orma_proxy.text.identifiers import find_identifiers
+
 __all__ = [
     "EVIDENCE",
     "GROUPS",
@@ -22,6 +25,7 @@ __all__ = [
     "evidence_of",
     "group_stems",
     "groups_of",
+    "kinds_by_shape",
     "kinds_shown",
     "state_attributes",
     "stem",
@@ -51,7 +55,8 @@ GROUPS = _table(
         "injury",
         "phone": "phone number mobile cell landline whatsapp call",
         "email": "email e-mail mail inbox",
-        "credential": "password passcode pin key token secret credential api login",
+        "credential": "password passcode passphrase pin key token secret credential api login "
+        "combination code cvv",
         "birthday": "birthday born birth birthdate",
         "hobby": "hobby pastime practise practice weekend",
         "likes": "like love enjoy prefer favourite favorite hate dislike fan",
@@ -134,7 +139,31 @@ def stem(word: str) -> str:
 
 
 def stems(text: str) -> set[str]:
-    return {stem(w) for w in _WORD.findall(text)}
+    """The stems of ``text`` and of the words its short forms stand for ("pw": password)."""
+    return {stem(w) for w in _WORD.findall(expanded(text))}
+
+
+# A token mixing letters and digits ("Lantern88", "K8830215", "Grape!771") is a secret or a
+# code, unless it is a count with its unit or an ordinal ("27in", "88mcg", "2nd", "7pm").
+_MIXED = re.compile(r"(?<![\w])(?=[\w!#$%&*@^-]*\d)(?=[\w!#$%&*@^-]*[A-Za-z])[\w!#$%&*@^-]{5,}")
+_MEASURE = re.compile(r"^\d+(?:[.,]\d+)?[a-z]{1,3}$|^[a-z]+-\d{4}$", re.I)
+_AMOUNT = re.compile(
+    r"[£$€₹¥]\s?\d|\b\d+(?:[.,]\d+)?\s?(?:usd|eur|gbp|inr|dollars|pounds|euros)\b", re.I
+)
+
+
+def kinds_by_shape(text: str) -> frozenset[str]:
+    """The kinds ``text``'s values show by their shape: a secret, a phone number, an email
+    address, an amount of money. "Spotify pw is Lantern88" holds a credential whatever its
+    words; "Owe Tanvir £300" is about money."""
+    kinds: set[str] = set()
+    for found in find_identifiers(text):
+        kinds.add({"key": "credential", "number": "phone", "email": "email"}.get(found.kind, ""))
+    if any(not _MEASURE.match(m[0]) for m in _MIXED.finditer(text)):
+        kinds.add("credential")
+    if _AMOUNT.search(text):
+        kinds.add("bank")
+    return frozenset(kinds - {""})
 
 
 @cache
