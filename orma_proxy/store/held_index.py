@@ -10,6 +10,19 @@ put back as it is now; applying a change twice gives the same index, so spaces l
 different points share the oldest. More than ``catch_up_max`` changes, or a row for
 ``EVERY_SENTENCE`` (``orma reindex``), drop the held spaces to load again. A crash loses
 nothing: a change and its log row commit together; a new process loads from the record.
+
+Pruning: processes on one file each hold their own index at their own point, and none knows
+the others', so no rule can wait for all of them; none needs to. A process reads a log row only
+to patch, and patches only when at most ``catch_up_max`` rows behind the newest. So the writer
+keeps each log's newest ``catch_up_max`` rows (``prune_change_logs``, run with each batch of
+vectors the indexer stores, deleting once a log holds twice that: at most 2 x ``catch_up_max``
+rows stay, and those logged since the indexer's last batch, such as a purge's). A process whose
+point lies before the oldest row left (idle while many writes landed, loading meanwhile, or with
+a larger ``catch_up_max`` than the pruner's) cannot tell what it missed and reloads in full:
+rows go oldest first, so that is when the oldest row is past its point + 1. With the pruner's
+``catch_up_max`` it would have reloaded anyway: pruning changes no answer, and costs at most a
+reload where a larger ``catch_up_max`` could have patched. (PostgreSQL holds no index in memory,
+and its ``bigserial`` is not commit order; its ``vector_changes`` is pruned all the same.)
 """
 
 from __future__ import annotations
@@ -22,8 +35,10 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
+from orma_proxy.config import OrmaConfig
 from orma_proxy.offload import in_thread
 from orma_proxy.store.connect import Connection, DatabaseError, open_sync
+from orma_proxy.store.postgres.connection import is_postgres
 from orma_proxy.store.sentences import EVERY_SENTENCE
 
 log = logging.getLogger(__name__)
@@ -94,12 +109,23 @@ class HeldIndex(ABC, Generic[T]):
                 self._patch_or_drop(conn, rows)
 
     def _patch_or_drop(self, conn: Connection, rows: list[Row]) -> None:
-        if len(rows) > self._catch_up_max or any(r[1] == EVERY_SENTENCE for r in rows):
-            log.info("%s: many changes, or rebuilt; reloading spaces", self._name)
+        if (
+            len(rows) > self._catch_up_max
+            or self._missed(conn, int(rows[0][0]))
+            or any(r[1] == EVERY_SENTENCE for r in rows)
+        ):
+            log.info("%s: many changes, some pruned, or rebuilt; reloading spaces", self._name)
             self._spaces.clear()
             return
         self._apply(rows)
         self._applied = int(rows[-1][0])
+
+    def _missed(self, conn: Connection, first: int) -> bool:
+        """Whether changes after the point applied may have been pruned (the log starts later)."""
+        if first <= self._applied + 1:
+            return False
+        oldest = conn.execute(f"SELECT min(seq) FROM {self._log}").fetchone()[0]
+        return oldest is None or int(oldest) > self._applied + 1
 
     @abstractmethod
     def _apply(self, rows: list[Row]) -> None:
@@ -159,3 +185,17 @@ class HeldIndex(ABC, Generic[T]):
         """
         self._closing.set()
         await self.settle()
+
+
+def prune_change_logs(conn: Connection, config: OrmaConfig) -> None:
+    """Keep each change log's newest ``catch_up_max`` rows (a write job; the module's docstring
+    says why no held index needs older ones): once it holds twice that, so a delete runs once
+    per ``catch_up_max`` changes, and two replicas' writes seldom meet on its rows."""
+    logs = [(VECTOR_LOG, config.vector_catch_up_max)]
+    if not is_postgres(conn):
+        logs.append((KEYWORD_LOG, config.keyword_catch_up_max))
+    for table, keep in logs:
+        ends = f"SELECT (SELECT min(seq) FROM {table}), (SELECT max(seq) FROM {table})"
+        oldest, newest = conn.execute(ends).fetchone()
+        if newest is not None and newest - oldest >= 2 * keep:
+            conn.execute(f"DELETE FROM {table} WHERE seq <= ?", (newest - keep,))
