@@ -93,7 +93,8 @@ class RecallSettings(BaseModel):
         5_000,
         ge=1,
         description="More vector changes than this since the last search reload the "
-        "in-memory spaces instead of patching them.",
+        "in-memory spaces instead of patching them; vector_changes keeps this many rows "
+        "(pruned once it holds twice as many).",
     )
     keyword_memory_after: int = Field(
         2,
@@ -106,7 +107,8 @@ class RecallSettings(BaseModel):
         5_000,
         ge=1,
         description="More sentence changes than this since the last search reload the "
-        "in-memory keyword postings instead of patching them.",
+        "in-memory keyword postings instead of patching them; keyword_changes keeps this "
+        "many rows (pruned once it holds twice as many).",
     )
     vector_exact_under: int = Field(
         2_000,

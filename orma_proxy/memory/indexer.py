@@ -27,6 +27,7 @@ from orma_proxy.store import (
     newest_sentence_id,
     pending_between,
     pending_sentences,
+    prune_change_logs,
     refresh_floor,
     store_vectors,
 )
@@ -199,6 +200,7 @@ class Indexer:
             store_vectors(conn, rows, vectors)
             for space in spaces:
                 refresh_floor(conn, space, self._config)
+            prune_change_logs(conn, self._config)
 
         await self._writer.execute_write_fn(write)
 

@@ -49,6 +49,7 @@ from orma_proxy.store.episodes import (
     stored_at,
 )
 from orma_proxy.store.erase import Erasure, erase_episodes
+from orma_proxy.store.held_index import prune_change_logs
 from orma_proxy.store.keyword_index import KeywordIndex
 from orma_proxy.store.leases import Lease, claim_lease, drop_lease, lease_of
 from orma_proxy.store.lines import (
@@ -234,6 +235,7 @@ __all__ = [
     "pair_passages",
     "pending_between",
     "pending_sentences",
+    "prune_change_logs",
     "read_rows",
     "recent_episodes",
     "recent_vectors",

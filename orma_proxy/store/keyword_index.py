@@ -10,19 +10,14 @@ common terms are then scored for the candidates alone, one binary search each.
 The scores are FTS5's ``bm25()`` (k1 1.2, b 0.75, every column weighted 1) with the
 space's own counts (FTS5 counts the whole table): in a store of one space, the same.
 
-FTS5 stays the record; this is a cache that any process keeps correct. A space is
-loaded from FTS5's own postings (``sentence_fts_instance``, migration 0014) in a
-worker thread once it has been searched ``load_after`` times, so a one-shot
-``orma search`` never pays for it. Every sentence inserted, deleted or re-worded is
-logged in ``keyword_changes`` by trigger, and each search first applies the changes
-after the last one seen (a new sentence's terms from a private FTS5 tokenizer of the
-same spec): a purged sentence has left the index before the next search reads it.
+FTS5 stays the record; this is a cache loaded from FTS5's own postings
+(``sentence_fts_instance``, migration 0014) and kept current from ``keyword_changes``
+(``held_index.py``) before each search, a changed sentence's terms from a private FTS5
+tokenizer of the same spec: a purged sentence has left it before the next search.
 """
 
 from __future__ import annotations
 
-import asyncio
-import logging
 import math
 import threading
 from collections import Counter
@@ -34,11 +29,8 @@ import numpy as np
 import numpy.typing as npt
 import sqlean
 
-from orma_proxy.offload import in_thread
-from orma_proxy.store.connect import Connection, DatabaseError, open_sync
-from orma_proxy.store.sentences import EVERY_SENTENCE
-
-log = logging.getLogger(__name__)
+from orma_proxy.store.connect import Connection
+from orma_proxy.store.held_index import KEYWORD_LOG, HeldIndex, Row
 
 Ids = npt.NDArray[np.int64]
 Counts = npt.NDArray[np.float64]
@@ -49,7 +41,6 @@ IDF_FLOOR = 1e-6  # FTS5 scores a term in more than half the rows with this IDF
 TOKENIZE = "porter unicode61 remove_diacritics 2"  # sentence_fts's (migration 0012)
 
 _KNOWN_MAX = 50_000  # query terms whose tokens are remembered
-_LAST_SQL = "SELECT coalesce(max(seq), 0) FROM keyword_changes"
 _SPACE_IDS_SQL = "SELECT id FROM sentences WHERE space = ?"
 # FTS5's postings, term by term, each term's sentences in id order (one per occurrence).
 _POSTINGS_SQL = "SELECT term, group_concat(doc, ' ') FROM sentence_fts_instance GROUP BY term"
@@ -285,32 +276,16 @@ class Tokenizer:
         self._conn.close()
 
 
-class _Closing(Exception):
-    """The index closed while a space was loading."""
-
-
-class KeywordIndex:
+class KeywordIndex(HeldIndex[SpaceKeywords]):
     """The keyword postings of the spaces this process searches often, kept current."""
 
-    def __init__(self, path: Path, *, busy_timeout_ms: int, load_after: int, catch_up_max: int):
-        self._path = path
-        self._busy_timeout_ms = busy_timeout_ms
-        self._load_after = load_after
-        self._catch_up_max = catch_up_max
-        self._spaces: dict[str, SpaceKeywords] = {}
-        self._searches: Counter[str] = Counter()
-        self._loading: dict[str, asyncio.Task[None]] = {}
-        self._applied = 0  # the last keyword_changes.seq every held space reflects
-        self._lock = threading.Lock()  # searches, catch-ups and loads run in threads
-        self._closing = threading.Event()
+    _log = KEYWORD_LOG
+    _changes_sql = _CHANGES_SQL
+    _name = "keyword index"
+
+    def __init__(self, path: Path, **options: int) -> None:
+        super().__init__(path, **options)  # busy_timeout_ms, load_after, catch_up_max
         self._tokenizer = Tokenizer()
-
-    def holds(self, space: str) -> bool:
-        return space in self._spaces
-
-    async def settle(self) -> None:
-        """Wait for the loads in flight (benchmarks and tests start timing after)."""
-        await asyncio.gather(*self._loading.values(), return_exceptions=True)
 
     def held_arrays(self, space: str) -> list[npt.NDArray[np.generic]]:
         """The arrays holding ``space`` (none when it is not held), to tell their size."""
@@ -318,15 +293,6 @@ class KeywordIndex:
         if held is None:
             return []
         return [*held.ids.values(), *held.counts.values(), held.length_of]
-
-    def use(self, space: str) -> bool:
-        """Count a search of ``space`` (on the event loop); True if it can run in memory now."""
-        if space in self._spaces:
-            return True
-        self._searches[space] += 1
-        if 0 < self._load_after <= self._searches[space] and space not in self._loading:
-            self._loading[space] = asyncio.create_task(self._load(space))
-        return False
 
     def search(
         self, conn: Connection, space: str, terms: list[str], k: int
@@ -340,66 +306,30 @@ class KeywordIndex:
         phrases = self._tokenizer.phrases(terms)
         if any(len(tokens) != 1 for tokens in phrases):
             return None
-        with self._lock:
-            self._catch_up(conn)
+        with self._lock:  # ``top`` is not reentrant
+            self.caught_up(conn)
             held = self._spaces.get(space)
             return None if held is None else held.top([p[0] for p in phrases], k)
 
-    def _catch_up(self, conn: Connection) -> None:
-        rows = conn.execute(_CHANGES_SQL, (self._applied, self._catch_up_max + 1)).fetchall()
-        if not rows:
-            return
-        if len(rows) > self._catch_up_max or any(r[1] == EVERY_SENTENCE for r in rows):
-            # A bulk change (reloading beats patching), or FTS5 rebuilt (``orma reindex``).
-            log.info("keyword index: FTS5 rebuilt or many changes; reloading spaces")
-            self._spaces.clear()
-            return
+    def _apply(self, rows: list[Row]) -> None:
         latest = {int(r[1]): r for r in rows}  # each sentence as it is now
         fresh = [r for r in latest.values() if r[2] in self._spaces]
         counted = self._tokenizer.tokens([(r[3], r[4], r[5]) for r in fresh])
         for space, held in self._spaces.items():
             held.remove(set(latest))
             held.add({int(r[1]): c for r, c in zip(fresh, counted, strict=True) if r[2] == space})
-        self._applied = int(rows[-1][0])
 
-    async def _load(self, space: str) -> None:
-        try:
-            seq, held = await in_thread(lambda: self._read_space(space))
-            with self._lock:
-                # Changes between an older point and ``seq`` are applied again on the
-                # next catch-up: taking a sentence out and back gives the same postings.
-                self._applied = seq if not self._spaces else min(self._applied, seq)
-                self._spaces[space] = held
-            log.info("keyword index: %d sentences of space %r in memory", held.rows, space)
-        except _Closing:
-            return
-        except (DatabaseError, OSError) as exc:
-            log.warning("keyword index: loading space %r failed (%s); using FTS5", space, exc)
-        finally:
-            self._loading.pop(space, None)
+    def _read(self, conn: Connection, space: str) -> SpaceKeywords:
+        members = np.array([r[0] for r in conn.execute(_SPACE_IDS_SQL, (space,))], dtype=np.int64)
+        postings = []
+        for term, docs in conn.execute(_POSTINGS_SQL):
+            self._check_open()
+            postings.append((str(term), np.array(docs.split(" "), dtype=np.int64)))
+        return SpaceKeywords.build(postings, members)
 
-    def _read_space(self, space: str) -> tuple[int, SpaceKeywords]:
-        """One snapshot of ``space``: the change it reflects and its postings."""
-        conn = open_sync(self._path, busy_timeout_ms=self._busy_timeout_ms, read_only=True)
-        try:
-            conn.execute("BEGIN")
-            seq = int(conn.execute(_LAST_SQL).fetchone()[0])
-            members = np.array(
-                [r[0] for r in conn.execute(_SPACE_IDS_SQL, (space,))], dtype=np.int64
-            )
-            postings = []
-            for term, docs in conn.execute(_POSTINGS_SQL):
-                if self._closing.is_set():
-                    raise _Closing
-                postings.append((str(term), np.array(docs.split(" "), dtype=np.int64)))
-            conn.execute("COMMIT")
-            return seq, SpaceKeywords.build(postings, members)
-        finally:
-            conn.close()
+    def _describe(self, held: SpaceKeywords) -> str:
+        return f"{held.rows} sentences"
 
     async def close(self) -> None:
-        self._closing.set()
-        for task in list(self._loading.values()):
-            task.cancel()
-        await asyncio.gather(*self._loading.values(), return_exceptions=True)
+        await super().close()
         self._tokenizer.close()

@@ -1,0 +1,201 @@
+"""An index held in memory per space: loaded at a point of a change log, kept current from it.
+
+The keyword postings (``keyword_index.py``) and the k-NN vectors (``vector_index.py``) are
+caches each process holds of what SQLite stores. A trigger logs every change of a sentence in
+the index's log (``keyword_changes``, migration 0014; ``vector_changes``, 0005: ids in commit
+order, AUTOINCREMENT). A space is loaded once searched ``load_after`` times (never for a one-shot
+``orma search``), in a worker thread, in one snapshot with the log's newest ``seq``. Before a
+search, the changes after the point applied are read and each changed sentence is taken out and
+put back as it is now; applying a change twice gives the same index, so spaces loaded at
+different points share the oldest. More than ``catch_up_max`` changes, or a row for
+``EVERY_SENTENCE`` (``orma reindex``), drop the held spaces to load again. A crash loses
+nothing: a change and its log row commit together; a new process loads from the record.
+
+Pruning: processes on one file each hold their own index at their own point, and none knows
+the others', so no rule can wait for all of them; none needs to. A process reads a log row only
+to patch, and patches only when at most ``catch_up_max`` rows behind the newest. So the writer
+keeps each log's newest ``catch_up_max`` rows (``prune_change_logs``, run with each batch of
+vectors the indexer stores, deleting once a log holds twice that: at most 2 x ``catch_up_max``
+rows stay, and those logged since the indexer's last batch, such as a purge's). A process whose
+point lies before the oldest row left (idle while many writes landed, loading meanwhile, or with
+a larger ``catch_up_max`` than the pruner's) cannot tell what it missed and reloads in full:
+rows go oldest first, so that is when the oldest row is past its point + 1. With the pruner's
+``catch_up_max`` it would have reloaded anyway: pruning changes no answer, and costs at most a
+reload where a larger ``catch_up_max`` could have patched. (PostgreSQL holds no index in memory,
+and its ``bigserial`` is not commit order; its ``vector_changes`` is pruned all the same.)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from abc import ABC, abstractmethod
+from collections import Counter
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+from orma_proxy.config import OrmaConfig
+from orma_proxy.offload import in_thread
+from orma_proxy.store.connect import Connection, DatabaseError, open_sync
+from orma_proxy.store.postgres.connection import is_postgres
+from orma_proxy.store.sentences import EVERY_SENTENCE
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+Row = tuple[Any, ...]  # a change: (seq, sentence id, then what the index reads of it now)
+
+KEYWORD_LOG = "keyword_changes"  # SQLite's only: PostgreSQL's keywords are GIN-indexed columns
+VECTOR_LOG = "vector_changes"
+
+
+class _Closing(Exception):
+    """The index closed while a space was loading."""
+
+
+class HeldIndex(ABC, Generic[T]):
+    """The spaces this process searches often, each a ``T``, kept current from ``log``.
+
+    A subclass reads a space (``_read``) and applies changes (``_apply``); ``_changes_sql``
+    selects ``(seq, sentence_id, ...)`` after ``?``, by ``seq``, at most ``?`` rows.
+    """
+
+    _log: str
+    _changes_sql: str
+    _name: str  # for the log messages
+
+    def __init__(self, path: Path, *, busy_timeout_ms: int, load_after: int, catch_up_max: int):
+        self._path = path
+        self._busy_timeout_ms = busy_timeout_ms
+        self._load_after = load_after
+        self._catch_up_max = catch_up_max
+        self._spaces: dict[str, T] = {}
+        self._searches: Counter[str] = Counter()
+        self._loading: dict[str, asyncio.Task[None]] = {}
+        self._applied = 0  # the last seq of the log every held space reflects
+        self._lock = threading.RLock()  # catch-ups, loads and searches run in threads
+        self._closing = threading.Event()  # stops a load's worker thread early
+
+    def holds(self, space: str) -> bool:
+        """Whether ``space`` is searched in memory now."""
+        return space in self._spaces
+
+    async def settle(self) -> None:
+        """Wait for the loads in flight (benchmarks and tests start timing after)."""
+        await asyncio.gather(*self._loading.values(), return_exceptions=True)
+
+    def use(self, space: str) -> bool:
+        """Count a search of ``space`` (on the event loop); True if it can run in memory now.
+
+        Counting is what starts a background load once ``space`` has been searched
+        ``load_after`` times.
+        """
+        if space in self._spaces:
+            return True
+        self._searches[space] += 1
+        if 0 < self._load_after <= self._searches[space] and space not in self._loading:
+            self._loading[space] = asyncio.create_task(self._load(space))
+        return False
+
+    def caught_up(self, conn: Connection) -> None:
+        """Apply what any process changed since the last call (one read, usually empty)."""
+        with self._lock:
+            if not self._spaces:
+                return
+            limit = self._catch_up_max + 1
+            rows = conn.execute(self._changes_sql, (self._applied, limit)).fetchall()
+            if rows:
+                self._patch_or_drop(conn, rows)
+
+    def _patch_or_drop(self, conn: Connection, rows: list[Row]) -> None:
+        if (
+            len(rows) > self._catch_up_max
+            or self._missed(conn, int(rows[0][0]))
+            or any(r[1] == EVERY_SENTENCE for r in rows)
+        ):
+            log.info("%s: many changes, some pruned, or rebuilt; reloading spaces", self._name)
+            self._spaces.clear()
+            return
+        self._apply(rows)
+        self._applied = int(rows[-1][0])
+
+    def _missed(self, conn: Connection, first: int) -> bool:
+        """Whether changes after the point applied may have been pruned (the log starts later)."""
+        if first <= self._applied + 1:
+            return False
+        oldest = conn.execute(f"SELECT min(seq) FROM {self._log}").fetchone()[0]
+        return oldest is None or int(oldest) > self._applied + 1
+
+    @abstractmethod
+    def _apply(self, rows: list[Row]) -> None:
+        """Take each changed sentence out of every held space and put it back as it is now."""
+
+    @abstractmethod
+    def _read(self, conn: Connection, space: str) -> T:
+        """``space`` as ``conn``'s snapshot has it (calling ``_check_open`` as it goes)."""
+
+    @abstractmethod
+    def _describe(self, held: T) -> str:
+        """What a loaded space holds, for the log."""
+
+    def _check_open(self) -> None:
+        if self._closing.is_set():
+            raise _Closing
+
+    async def _load(self, space: str) -> None:
+        try:
+            held = await in_thread(lambda: self._install(space))
+            log.info("%s: %s of space %r in memory", self._name, self._describe(held), space)
+        except _Closing:
+            return
+        except (DatabaseError, OSError) as exc:
+            log.warning(
+                "%s: loading space %r failed (%s); searching without", self._name, space, exc
+            )
+        finally:
+            self._loading.pop(space, None)
+
+    def _install(self, space: str) -> T:
+        seq, held = self._snapshot(space)
+        with self._lock:
+            # Changes between an older point and ``seq`` are applied again on the next
+            # catch-up: taking a sentence out and back gives the same index.
+            self._applied = seq if not self._spaces else min(self._applied, seq)
+            self._spaces[space] = held
+        return held
+
+    def _snapshot(self, space: str) -> tuple[int, T]:
+        """One snapshot of ``space``: the change it reflects and what it holds."""
+        conn = open_sync(self._path, busy_timeout_ms=self._busy_timeout_ms, read_only=True)
+        try:
+            conn.execute("BEGIN")
+            seq = int(conn.execute(f"SELECT coalesce(max(seq), 0) FROM {self._log}").fetchone()[0])
+            held = self._read(conn, space)
+            conn.execute("COMMIT")
+            return seq, held
+        finally:
+            conn.close()
+
+    async def close(self) -> None:
+        """Stop loads in flight and wait for their threads.
+
+        Not ``Task.cancel``: the worker thread would run on and finish into a
+        closed event loop.
+        """
+        self._closing.set()
+        await self.settle()
+
+
+def prune_change_logs(conn: Connection, config: OrmaConfig) -> None:
+    """Keep each change log's newest ``catch_up_max`` rows (a write job; the module's docstring
+    says why no held index needs older ones): once it holds twice that, so a delete runs once
+    per ``catch_up_max`` changes, and two replicas' writes seldom meet on its rows."""
+    logs = [(VECTOR_LOG, config.vector_catch_up_max)]
+    if not is_postgres(conn):
+        logs.append((KEYWORD_LOG, config.keyword_catch_up_max))
+    for table, keep in logs:
+        ends = f"SELECT (SELECT min(seq) FROM {table}), (SELECT max(seq) FROM {table})"
+        oldest, newest = conn.execute(ends).fetchone()
+        if newest is not None and newest - oldest >= 2 * keep:
+            conn.execute(f"DELETE FROM {table} WHERE seq <= ?", (newest - keep,))
