@@ -43,6 +43,12 @@ __all__ = ["Scope", "resolve", "resolve_episodes"]
 _FIRST = re.compile(r"(?i)(?<![\w'])(?:i|i'm|i've|i'd|i'll|my|me|mine|myself)(?![\w'])")
 _SECOND = re.compile(r"(?i)(?<![\w'])(?:you|you're|you've|your|yours|yourself)(?![\w'])")
 _MAX_CANDIDATES = 10
+PARALLEL = 0.6  # share of their words (values aside) two lines hold in common to be alternatives
+# A value that differs between alternatives: a number, a weekday, a month.
+_VALUE = re.compile(
+    r"\d|^(?:mon|tues|wednes|thurs|fri|satur|sun)day$|^(?:jan|feb|mar|apr|may|jun|jul|aug|sep|"
+    r"sept|oct|nov|dec)[a-z]*$"
+)
 # Words saying a fact is over ("I quit my job at Acme"): such a line is not the current one.
 _ENDED = re.compile(
     r"(?i)(?<![\w'])(?:quit|left|until|used to|former|formerly|previously|no longer|anymore|"
@@ -245,7 +251,11 @@ def _chosen(
         most = max(d.kinds_in(line) for _, line in held)
         held = [(s, line) for s, line in held if d.kinds_in(line) == most]
     exact = [s for s, _ in held]
-    if not d.anchored and len(content_words(d.text)) > 1 and len({s.episode_id for s in exact}) > 1:
+    several = len(content_words(d.text)) > 1 and len({s.episode_id for s in exact}) > 1
+    one_of = several and d.when == "any" and _one_thing(d.text) and _parallel(exact)
+    if one_of:
+        _check_unambiguous(d, exact)  # two people of one first name: ask which person first
+    if several and (not d.anchored or one_of):
         # "laptop password" said of two laptops: ask which, never take both or guess
         raise AmbiguousDescriptionError(
             f"{d.text!r} could mean any of {len(exact)} lines; "
@@ -274,6 +284,35 @@ def _chosen(
     if meaning is None or not pool:
         return []
     return clear_winners(conn, space, d.text, pool, meaning, gap)
+
+
+# "the meeting with Lukas", "my Nairobi flight", "Ama's birthday": one thing, in the singular.
+_ONE_OF = re.compile(r"(?i)(?<![\w'])(?:the|my|that|this|his|her|their|our|[\w-]+['’]s)\s+")
+_PHRASE_END = re.compile(
+    r"(?i)\s+(?:with|for|from|at|in|on|of|about|to|that|which|when|we|i)\b|[,.;!?]"
+)
+_ALL = re.compile(r"(?i)\b(?:all|every|everything|anything|notes|lines|stuff|info|details)\b")
+
+
+def _one_thing(text: str) -> bool:
+    """Does ``text`` name one thing ("the meeting with Lukas"), so two lines are a question?"""
+    m = _ONE_OF.search(text)
+    if m is None or _ALL.search(text):
+        return False
+    phrase = _PHRASE_END.split(text[m.end() :], maxsplit=1)[0].split()
+    head = phrase[-1].lower() if phrase else ""
+    return bool(head) and not (head.endswith("s") and not head.endswith("ss"))
+
+
+def _parallel(lines: list[StoredLine]) -> bool:
+    """Are ``lines`` the same sentence with other values ("Call with Ana on Monday at 9" /
+    "... on Friday at 4"): alternatives, not parts of one thing ("my Oaxaca trip")?"""
+    words = [
+        {w for w in content_words(line.text.lower()) if not _VALUE.search(w)} for line in lines
+    ]
+    return all(
+        len(a & b) >= PARALLEL * len(a | b) for i, a in enumerate(words) for b in words[i + 1 :]
+    )
 
 
 def _merge(lines: list[StoredLine], quoted: list[StoredLine]) -> list[StoredLine]:

@@ -1,4 +1,4 @@
-"""Short forms, values' shapes and a person's relative, in our own sentences.
+"""Short forms, values' shapes and a relative, one thing said of two lines, in our own sentences.
 
 "pw" is a password and "no." a number before a code; a line whose value is shaped
 like a secret holds a credential whatever its words; "Odile's sister" is the
@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from orma_proxy import AsyncMemory
-from orma_proxy.errors import NothingMatchedError
+from orma_proxy.errors import AmbiguousDescriptionError, NothingMatchedError
 from orma_proxy.text import expanded, in_full, kinds_by_shape
 from tests.helpers.life import exported
 
@@ -77,3 +77,14 @@ async def test_a_long_word_typed_with_one_letter_wrong_is_the_word(amem: AsyncMe
     await _store(amem, "My endoscopy is booked for 9 May.", "Buy more printer paper.")
     result = await amem.release("the endoscpy appointment", dry_run=True)
     assert result.preview == ("My endoscopy is booked for 9 May.",)
+
+
+async def test_one_thing_said_of_two_lines_is_a_question(amem: AsyncMemory) -> None:
+    await _store(amem, "Call with Mireille on Monday at 9.", "Call with Mireille on Friday at 4.")
+    before = await exported(amem)
+    with pytest.raises(AmbiguousDescriptionError) as asked:
+        await amem.purge("the call with mireille")
+    assert len(asked.value.candidates) == 2
+    assert await exported(amem) == before
+    released = await amem.release("all the calls with mireille", dry_run=True)
+    assert len(released.preview) == 2
