@@ -243,6 +243,8 @@ def _chosen(
     """
     if d.exact or not d.evidence:
         return [stored for stored, _ in anchored]
+    if len(d.names) > 1 and len(anchored) == 1 and not any(d.holds(x) for _, x in anchored):
+        return [anchored[0][0]]  # "Sione and Mele broke up": the one line naming both
     if d.names:  # "where Nisha works": not "Nisha's husband works at ..."
         anchored = [(s, line) for s, line in anchored if not about_kin(s.text, d.names, d.text)]
     held = [(s, line) for s, line in anchored if d.holds(line, linked=s.id in cited)]

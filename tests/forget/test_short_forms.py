@@ -88,3 +88,11 @@ async def test_one_thing_said_of_two_lines_is_a_question(amem: AsyncMemory) -> N
     assert await exported(amem) == before
     released = await amem.release("all the calls with mireille", dry_run=True)
     assert len(released.preview) == 2
+
+
+async def test_two_people_named_together_mean_the_one_line_naming_both(amem: AsyncMemory) -> None:
+    await _store(amem, "Tavita's boyfriend is Ioane.", "Tavita plays netball.", "Ioane is a chef.")
+    result = await amem.supersede(
+        "tavita and ioane split up, she's with Semisi now", "Tavita's boyfriend is Semisi."
+    )
+    assert result.preview == ("Tavita's boyfriend is Ioane.",)
