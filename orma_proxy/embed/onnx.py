@@ -8,15 +8,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import numpy as np
-
-from orma_proxy.embed.base import Vectors, normalise
+from orma_proxy.embed.base import normalise
 from orma_proxy.embed.specs import Pooling
 from orma_proxy.errors import EmbedderError
 
 if TYPE_CHECKING:  # onnxruntime and tokenizers load with the first model: a command that
     import onnxruntime as ort  # embeds nothing (``orma stats``) starts without them
     from tokenizers import Tokenizer
+
+    from orma_proxy.embed.base import Vectors
 
 
 # A token is rarely shorter than this many characters; text past
@@ -94,6 +94,8 @@ class OnnxEmbedder:
                 tokenizer.enable_truncation(max_length=self.max_tokens)
 
     def embed(self, texts: list[str]) -> Vectors:
+        import numpy as np
+
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         model = self._model()
@@ -105,6 +107,8 @@ class OnnxEmbedder:
         return np.concatenate(parts)
 
     def _embed_batch(self, model: _Loaded, texts: list[str]) -> Vectors:
+        import numpy as np
+
         with self._lock:
             encodings = model.tokenizer.encode_batch(texts)
         ids = np.array([e.ids for e in encodings], dtype=np.int64)

@@ -14,12 +14,10 @@ from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Self
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Self
 
 from orma_proxy.config import OrmaConfig, is_db_url
-from orma_proxy.embed.base import Embedder, Vectors, fit
+from orma_proxy.embed.base import Embedder, fit
 from orma_proxy.embed.models import load_embedder
 from orma_proxy.errors import ConfigError, OrmaError
 from orma_proxy.memory.indexer import Indexer
@@ -29,6 +27,9 @@ from orma_proxy.recall.access import AccessLog
 from orma_proxy.store import KeywordIndex
 from orma_proxy.store.database import Database
 from orma_proxy.store.vector_index import VectorIndex
+
+if TYPE_CHECKING:
+    from orma_proxy.embed.base import Vectors
 
 # Sentences per embedding call of the indexer. A call cannot be interrupted, and
 # close() waits for the one in flight: a few sentences take well under a second.
@@ -195,6 +196,8 @@ class Lifecycle:
 
     async def _embed_batch(self, texts: list[str]) -> Vectors:
         """Vectors for the indexer, a few texts per call: close() waits for one call only."""
+        import numpy as np
+
         embedder = self.embedder
         parts = []
         for start in range(0, len(texts), _INDEX_CHUNK):

@@ -64,7 +64,9 @@ def test_a_command_loads_no_model_and_no_server_unless_it_needs_them(
     assert heavy == "heavy: []", out
     if args == ["--help"]:  # typer and rich alone: no settings, no memory
         assert light == "light: []", out
-    elif args != ["config"]:
+    else:  # nothing is embedded: no numpy (sqlite-vec's package would import it)
+        assert "numpy" not in light and "sqlite_vec" not in light, out
+    if args not in (["--help"], ["config"]):
         wanted = "exit 2" if args[0] == "forget" else "exit 0"  # forget 7: no such state
         assert wanted in out.splitlines(), out
         assert "orma_proxy.memory" in light, out  # it did open the memory
