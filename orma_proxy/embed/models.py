@@ -79,7 +79,7 @@ def _build(
 
 def _open(
     spec: ModelSpec, onnx_path: Path, config: OrmaConfig, source: str
-) -> tuple[InferenceSession, int]:
+) -> tuple[InferenceSession, int, str]:
     threads, batch_size, details = config.embed_threads, config.embed_batch_size, []
     graph = Rewritten(0, 0, onnx_path)
     if config.embed_int8_matmul or config.embed_fuse_layers:
@@ -102,13 +102,13 @@ def _open(
         # An onnxruntime older than these contrib operators: run the file as shipped.
         log.warning("the rewritten model graph did not load (%s); running it as shipped", exc)
         graph.drop()
-        details, batch_size = [], config.embed_batch_size
+        graph, details, batch_size = Rewritten(0, 0, onnx_path), [], config.embed_batch_size
         session = open_session(onnx_path, config.embed_threads)
     else:
         graph.keep()
     shown = ", ".join([source, *details])
     log.debug("embedding model: %s (%d dims, from %s)", spec.model_id, spec.dim, shown)
-    return session, batch_size
+    return session, batch_size, graph.name()
 
 
 def _bge_files(config: OrmaConfig) -> tuple[Path, str] | None:

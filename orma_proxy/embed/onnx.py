@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -23,13 +24,16 @@ if TYPE_CHECKING:  # onnxruntime and tokenizers load with the first model: a com
 # max_tokens * _CHARS_PER_TOKEN can never be read by the model, so it is cut
 # before tokenising (a 10 MB string must not be tokenised whole).
 _CHARS_PER_TOKEN = 8
+# The modules whose code turns the session's output into a stored vector (``fingerprint``).
+_CODE = ("onnx.py", "base.py")
 
 
 class OnnxEmbedder:
     """Batched, L2-normalised embeddings with the model's own pooling.
 
     The session and tokenizer are made on the first ``embed`` or ``count_tokens``
-    (``open_session`` returns the session and the batch size to run it with): a
+    (``open_session`` returns the session, the batch size to run it with and a
+    name for the graph it runs, see ``fingerprint``): a
     command that opens a memory and embeds nothing never pays for onnxruntime.
     Thread-safe: onnxruntime sessions may run concurrently; the tokenizer is
     guarded because its truncation/padding settings are shared state.
@@ -43,7 +47,7 @@ class OnnxEmbedder:
         tokenizer_json: str,
         pooling: Pooling,
         max_tokens: int,
-        open_session: Callable[[], tuple[ort.InferenceSession, int]],
+        open_session: Callable[[], tuple[ort.InferenceSession, int, str]],
     ) -> None:
         self.model_id = model_id
         self.dim = dim
@@ -69,7 +73,7 @@ class OnnxEmbedder:
         from tokenizers import Tokenizer
 
         try:
-            session, batch_size = self._open_session()
+            session, batch_size, graph = self._open_session()
             tokenizer = Tokenizer.from_str(self._tokenizer_json)
         except EmbedderError:
             raise
@@ -81,7 +85,32 @@ class OnnxEmbedder:
         if dim != self.dim:
             raise EmbedderError(f"{self.model_id} makes {dim}-dim vectors, not {self.dim}")
         inputs = frozenset(i.name for i in session.get_inputs())
-        return _Loaded(session, tokenizer, inputs, batch_size)
+        return _Loaded(session, tokenizer, inputs, batch_size, graph)
+
+    def fingerprint(self) -> str:
+        """What this embedder's vectors depend on besides the text: the model and its
+        settings, the graph its session runs, the tokenizer, the runtimes' versions and
+        the code that pools and normalises.
+        Equal fingerprints, equal vectors (``fixed.py`` keys its files by it). Loads the model.
+        """
+        import onnxruntime
+        import tokenizers
+
+        loaded = self._model()
+        code = b"".join(Path(__file__).with_name(name).read_bytes() for name in _CODE)
+        parts = [
+            self.model_id,
+            str(self.dim),
+            self.pooling,
+            str(self.max_tokens),
+            loaded.graph,
+            str(loaded.batch_size),
+            hashlib.sha256(self._tokenizer_json.encode()).hexdigest(),
+            onnxruntime.__version__,
+            tokenizers.__version__,
+            hashlib.sha256(code).hexdigest(),
+        ]
+        return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
     def count_tokens(self, text: str) -> int:
         """Tokens this model's tokenizer makes of ``text`` (special tokens excluded)."""
@@ -132,6 +161,7 @@ class _Loaded:
     tokenizer: Tokenizer
     inputs: frozenset[str]
     batch_size: int
+    graph: str  # names the graph the session runs: its file (path, size, time) or its key
 
 
 def open_session(model: Path | bytes, threads: int) -> ort.InferenceSession:

@@ -206,6 +206,22 @@ class Lifecycle:
             parts.append(fit(vectors, len(chunk), embedder.dim, embedder.model_id))
         return np.concatenate(parts)
 
+    async def _embed_fixed(self, texts: list[str]) -> Vectors:
+        """``_embed_batch`` for texts fixed in the code (recall's background sentences): read
+        from the user's cache when this model embedded them before (``embed/fixed.py``)."""
+        from orma_proxy.embed.fixed import fixed_file, keep_fixed, read_fixed
+
+        embedder = self.embedder
+        path = await in_thread(lambda: fixed_file(embedder, texts), pool=self._query_pool)
+        if path is not None:
+            kept = await in_thread(lambda: read_fixed(path, len(texts), embedder.dim))
+            if kept is not None:
+                return kept
+        vectors = await self._embed_batch(texts)
+        if path is not None:
+            await in_thread(lambda: keep_fixed(path, vectors))
+        return vectors
+
     def _index_new(self) -> None:
         """New sentences were committed: wake the indexer to embed them."""
         assert self._indexer is not None
