@@ -31,10 +31,10 @@ _CODE = ("onnx.py", "base.py")
 class OnnxEmbedder:
     """Batched, L2-normalised embeddings with the model's own pooling.
 
-    The session and tokenizer are made on the first ``embed`` or ``count_tokens``
-    (``open_session`` returns the session, the batch size to run it with and a
-    name for the graph it runs, see ``fingerprint``): a
-    command that opens a memory and embeds nothing never pays for onnxruntime.
+    The model's files are found, and the session and tokenizer made, on the first
+    ``embed`` or ``count_tokens`` (``open_model`` returns them as ``Opened``): a
+    command that opens a memory and embeds nothing never pays for onnxruntime,
+    the tokenizer or looking for the files.
     Thread-safe: onnxruntime sessions may run concurrently; the tokenizer is
     guarded because its truncation/padding settings are shared state.
     """
@@ -44,17 +44,15 @@ class OnnxEmbedder:
         *,
         model_id: str,
         dim: int,
-        tokenizer_json: str,
         pooling: Pooling,
         max_tokens: int,
-        open_session: Callable[[], tuple[ort.InferenceSession, int, str]],
+        open_model: Callable[[], Opened],
     ) -> None:
         self.model_id = model_id
         self.dim = dim
         self.pooling: Pooling = pooling
         self.max_tokens = max_tokens
-        self._tokenizer_json = tokenizer_json
-        self._open_session = open_session
+        self._open_model = open_model
         self._loaded: _Loaded | None = None
         self._load_lock = threading.Lock()
         self._lock = threading.Lock()
@@ -73,8 +71,9 @@ class OnnxEmbedder:
         from tokenizers import Tokenizer
 
         try:
-            session, batch_size, graph = self._open_session()
-            tokenizer = Tokenizer.from_str(self._tokenizer_json)
+            opened = self._open_model()
+            session = opened.session
+            tokenizer = Tokenizer.from_str(opened.tokenizer_json)
         except EmbedderError:
             raise
         except Exception as exc:  # onnxruntime raises its own untyped errors
@@ -85,7 +84,7 @@ class OnnxEmbedder:
         if dim != self.dim:
             raise EmbedderError(f"{self.model_id} makes {dim}-dim vectors, not {self.dim}")
         inputs = frozenset(i.name for i in session.get_inputs())
-        return _Loaded(session, tokenizer, inputs, batch_size, graph)
+        return _Loaded(session, tokenizer, inputs, opened)
 
     def fingerprint(self) -> str:
         """What this embedder's vectors depend on besides the text: the model and its
@@ -103,9 +102,9 @@ class OnnxEmbedder:
             str(self.dim),
             self.pooling,
             str(self.max_tokens),
-            loaded.graph,
+            loaded.opened.graph,
             str(loaded.batch_size),
-            hashlib.sha256(self._tokenizer_json.encode()).hexdigest(),
+            hashlib.sha256(loaded.opened.tokenizer_json.encode()).hexdigest(),
             onnxruntime.__version__,
             tokenizers.__version__,
             hashlib.sha256(code).hexdigest(),
@@ -156,12 +155,27 @@ class OnnxEmbedder:
 
 
 @dataclass(frozen=True)
+class Opened:
+    """A model ready to run: its session, the batch size to run it with, a name for the
+    graph the session runs (its file's path, size and time, or its cache key: see
+    ``fingerprint``) and the tokenizer's JSON."""
+
+    session: ort.InferenceSession
+    batch_size: int
+    graph: str
+    tokenizer_json: str
+
+
+@dataclass(frozen=True)
 class _Loaded:
     session: ort.InferenceSession
     tokenizer: Tokenizer
     inputs: frozenset[str]
-    batch_size: int
-    graph: str  # names the graph the session runs: its file (path, size, time) or its key
+    opened: Opened
+
+    @property
+    def batch_size(self) -> int:
+        return self.opened.batch_size
 
 
 def open_session(model: Path | bytes, threads: int) -> ort.InferenceSession:

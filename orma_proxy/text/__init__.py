@@ -18,8 +18,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from orma_proxy.exports import lazy_exports
-from orma_proxy.text.passing import passing
-from orma_proxy.text.unsaid import unsaid
 
 if TYPE_CHECKING:
     from orma_proxy.text.attributes import (
@@ -45,11 +43,13 @@ if TYPE_CHECKING:
     from orma_proxy.text.fragments import lead_in, unresolved
     from orma_proxy.text.grams import SQL_FUNCTION, cjk_grams, has_cjk, query_grams
     from orma_proxy.text.identifiers import PREFIX_CHARS, Identifier, find_identifiers, same, starts
+    from orma_proxy.text.lasting import passing
     from orma_proxy.text.moods import Mood, felt, mood, sought, standing, unasserted
     from orma_proxy.text.names import NOT_NAMES, clean_name, names_in
     from orma_proxy.text.prohibitions import Prohibition, encourages, read_rule, said_rule
     from orma_proxy.text.segment import Segment, split_sentences
     from orma_proxy.text.speaker import leading_speaker, split_said
+    from orma_proxy.text.stand_in import unsaid
     from orma_proxy.text.stopwords import STOPWORDS
 
 __all__ = [
@@ -153,6 +153,8 @@ __getattr__, __dir__ = lazy_exports(
         "said_rule": "prohibitions",
         "Segment": "segment",
         "split_sentences": "segment",
+        "passing": "lasting",
+        "unsaid": "stand_in",
         "leading_speaker": "speaker",
         "split_said": "speaker",
         "STOPWORDS": "stopwords",

@@ -14,8 +14,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from orma_proxy import Memory
 from orma_proxy.cli.app import GROUPS, app, app_for
 from tests.helpers.cli import Orma
+from tests.helpers.embedders import HashingEmbedder
 
 # Run the command in this process as the console script does, then name what it imported.
 _RUN_AND_LIST = """
@@ -70,6 +72,20 @@ def test_a_command_loads_no_model_and_no_server_unless_it_needs_them(
         wanted = "exit 2" if args[0] == "forget" else "exit 0"  # forget 7: no such state
         assert wanted in out.splitlines(), out
         assert "orma_proxy.memory" in light, out  # it did open the memory
+
+
+@pytest.mark.parametrize("args", [["stats"], ["export"]])
+def test_a_memory_made_with_bge_opens_without_its_files_when_nothing_is_embedded(
+    tmp_path: Path, orma_home: Path, args: list[str]
+) -> None:
+    """The model a database names is looked for when it first embeds: offline, with bge's
+    files nowhere, a command that embeds nothing still runs, without huggingface_hub."""
+    db = tmp_path / "memory.db"
+    with Memory(path=db, embedder=HashingEmbedder(384, "BAAI/bge-small-en-v1.5")) as mem:
+        mem.add("My dog is called Rex.")
+    out, heavy, _ = _loaded(args, db, orma_home)
+    assert "exit 0" in out.splitlines(), out
+    assert heavy == "heavy: []", out
 
 
 def test_main_builds_only_the_command_named() -> None:
