@@ -49,12 +49,14 @@ class Rewritten:
             log.debug("the rewritten graph is not cached (%s): rewritten again next time", exc)
 
     def name(self) -> str:
-        """Which graph this is: its file (path, size, modification time), or the key of one
-        made now (the name it is cached under)."""
+        """Which graph this is: a rewrite by its cache key (the same whether made now or
+        read from the cache), the file as shipped by its path, size and modification time."""
         if isinstance(self.model, bytes):
-            if self.cache_as is not None:
-                return self.cache_as.name
-            return hashlib.sha256(self.model).hexdigest()
+            if self.cache_as is None:
+                return hashlib.sha256(self.model).hexdigest()
+            return self.cache_as.stem
+        if self.rewritten or self.fused:
+            return self.model.stem
         stat = self.model.stat()
         return f"{self.model.resolve()}|{stat.st_size}|{stat.st_mtime_ns}"
 

@@ -116,3 +116,16 @@ def test_an_unwritable_cache_only_means_embedding_again(
     assert path is not None
     keep_fixed(path, np.zeros((len(BACKGROUND), 384), dtype=np.float32))
     assert read_fixed(path, len(BACKGROUND), 384) is None
+
+
+def test_a_rewritten_graph_has_one_fingerprint_made_now_or_read_from_the_cache(
+    embedder: OnnxEmbedder, cache: Path
+) -> None:
+    """The process that rewrites the graph and the next ones, which read it, keep and find
+    the background under one name."""
+    config = OrmaConfig(embed_model=embedder.model_id)
+    made_now = load_embedder(config)
+    first = made_now.fingerprint()
+    assert any((cache.parent / "rewritten").glob("*.onnx"))  # it was rewritten, and kept
+    read_back = load_embedder(config)
+    assert read_back.fingerprint() == first
