@@ -6,6 +6,7 @@ named), in a new process, on a memory holding an embedded note.
 
 from __future__ import annotations
 
+import gc
 import os
 import subprocess
 import sys
@@ -28,6 +29,8 @@ try:
     main()
 except SystemExit as done:
     print("exit", done.code)
+import gc
+print("frozen:", gc.get_freeze_count() > 0)
 heavy = (
     "onnxruntime", "onnx", "tokenizers", "huggingface_hub", "uvicorn", "starlette", "mcp",
     "httpx", "dateparser",
@@ -64,6 +67,7 @@ def test_a_command_loads_no_model_and_no_server_unless_it_needs_them(
     assert orma("add", "My dog is called Rex.", "--db", db).exit_code == 0
     out, heavy, light = _loaded(args, db, orma_home)
     assert heavy == "heavy: []", out
+    assert "frozen: True" in out.splitlines(), out  # the start-up heap, out of the collector
     if args == ["--help"]:  # typer and rich alone: no settings, no memory
         assert light == "light: []", out
     else:  # nothing is embedded: no numpy (sqlite-vec's package would import it)
@@ -86,6 +90,12 @@ def test_a_memory_made_with_bge_opens_without_its_files_when_nothing_is_embedded
     out, heavy, _ = _loaded(args, db, orma_home)
     assert "exit 0" in out.splitlines(), out
     assert heavy == "heavy: []", out
+
+
+def test_a_command_run_in_a_hosts_process_leaves_its_collector_alone(orma: Orma) -> None:
+    before = gc.get_freeze_count()
+    assert orma("config").exit_code == 0
+    assert gc.get_freeze_count() == before
 
 
 def test_main_builds_only_the_command_named() -> None:
