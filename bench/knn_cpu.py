@@ -26,7 +26,7 @@ from bench.vector_cache import DEFAULT_DIR, VectorCache, notes_distinct
 from orma_proxy import OrmaConfig
 from orma_proxy.embed.base import normalise
 from orma_proxy.embed.models import load_embedder
-from orma_proxy.store.vector_index import SpaceVectors
+from orma_proxy.store.space_vectors import SpaceVectors
 from orma_proxy.text.segment import split_sentences
 
 WARMUP = 20

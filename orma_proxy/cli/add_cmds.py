@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.text import Text
 
-from orma_proxy.cli.progress import Meter, run_polled, start
 from orma_proxy.cli.shared_options import (
     CliState,
     DbOption,
@@ -98,6 +97,8 @@ def _add_file(cli: CliState, memory: Memory, path: Path, space: str, run: _Addin
     Ctrl-C stops after the piece being committed; a failure part way says
     what was stored before it.
     """
+    from orma_proxy.cli.progress import Meter, run_polled, start
+
     pieces: list[StoredPiece] = []
     try:
         size = path.stat().st_size
@@ -196,6 +197,8 @@ def _embed_own(cli: CliState, memory: Memory, run: _Adding) -> None:
     A failure (a full disk) or Ctrl-C leaves them pending for any Orma process:
     what was stored stays stored, so this is a warning, never an error.
     """
+    from orma_proxy.cli.progress import Meter, run_polled, start
+
     ids = [episode_id for entry in run.added for episode_id in entry["episode_ids"]]
     total = sum(int(entry["sentences"]) for entry in run.added)
     memory.warm_up()  # the model loads on first use: not on the bar's clock

@@ -9,7 +9,6 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
-from orma_proxy.cli.progress import counting_down
 from orma_proxy.cli.serve_cmds import ModelOption, UpstreamOption
 from orma_proxy.cli.shared_options import (
     AnySpaceOption,
@@ -51,6 +50,8 @@ def sleep(
 
     Example: orma sleep --model llama3.2:3b
     """
+    from orma_proxy.cli.progress import counting_down
+
     cli = state(ctx)
     with open_memory(cli, db, must_exist=True, upstream=upstream, model=model) as memory:
         before = memory.stats(space)

@@ -10,7 +10,6 @@ from rich import box, filesize
 from rich.table import Table
 from rich.text import Text
 
-from orma_proxy.cli.progress import embed_pending
 from orma_proxy.cli.shared_options import (
     AnySpaceOption,
     DbOption,
@@ -180,6 +179,8 @@ def reindex(
 
       orma reindex --embed-model all-MiniLM-L6-v2-int8
     """
+    from orma_proxy.cli.progress import embed_pending
+
     cli = state(ctx)
     started = time.monotonic()
     if pending and embed_model != "auto":

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich import filesize
 
-from orma_proxy.cli.progress import embed_pending
 from orma_proxy.cli.serve_cmds import ModelOption, UpstreamOption
 from orma_proxy.cli.shared_options import (
     AnySpaceOption,
@@ -75,6 +74,8 @@ def import_(
 
     Example: orma import memory.jsonl --db ~/new/memory.db
     """
+    from orma_proxy.cli.progress import embed_pending
+
     cli = state(ctx)
     with open_memory(cli, db, must_exist=False) as memory:
         with cli.err.status("Importing…"):
@@ -108,6 +109,8 @@ def migrate(
 
     Example: orma migrate ~/.orma/memory.db postgresql://orma:pw@db:5432/orma
     """
+    from orma_proxy.cli.progress import embed_pending
+
     cli = state(ctx)
     with open_memory(cli, source, must_exist=True, background_index=False) as src:
         given = src.stats()
@@ -192,6 +195,8 @@ def rebuild(
 
     Example: orma rebuild --embed-model BAAI/bge-small-en-v1.5
     """
+    from orma_proxy.cli.progress import embed_pending
+
     cli = state(ctx)
     with open_memory(
         cli, db, must_exist=True, reindex=True, embed_model=embed_model, upstream=upstream,

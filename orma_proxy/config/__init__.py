@@ -44,7 +44,9 @@ def safe_url(url: str) -> str:
 class OrmaConfig(RecallSettings, SleepSettings, BlockSettings):
     """Every knob Orma has. Unknown keys are an error, not silently ignored."""
 
-    model_config = ConfigDict(extra="forbid", validate_assignment=True, frozen=False)
+    model_config = ConfigDict(
+        extra="forbid", validate_assignment=True, frozen=False, defer_build=False
+    )
 
     # --- where things live -------------------------------------------------
     home: Path = Field(default_factory=default_home, description="Data directory.")

@@ -7,13 +7,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = ["BlockSettings"]
 
 
 class BlockSettings(BaseModel):
     """What the memory block may show, how much of it, and how it is laid out.."""
+
+    # Only ``OrmaConfig`` is ever built, and it builds its own schema: this part's is not
+    # needed (building it cost every command ~0.01 s).
+    model_config = ConfigDict(defer_build=True)
 
     # --- the memory block ----------------------------------------------------------
     budget_tokens: int = Field(4096, ge=64, description="Most tokens the memory block may use.")

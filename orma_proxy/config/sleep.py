@@ -7,13 +7,17 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = ["SleepSettings"]
 
 
 class SleepSettings(BaseModel):
     """How sleep consolidates episodes into states and events, and when.."""
+
+    # Only ``OrmaConfig`` is ever built, and it builds its own schema: this part's is not
+    # needed (building it cost every command ~0.01 s).
+    model_config = ConfigDict(defer_build=True)
 
     # --- sleep: background consolidation into states and events ----------------
     sleep_after_episodes: int = Field(

@@ -12,11 +12,23 @@ from orma_proxy.exports import lazy_exports
 
 if TYPE_CHECKING:
     from orma_proxy.embed.base import Embedder, Vectors, fit, store_dim
+    from orma_proxy.embed.fixed import fixed_file, keep_fixed, read_fixed
     from orma_proxy.embed.models import load_embedder
     from orma_proxy.embed.onnx import OnnxEmbedder
     from orma_proxy.embed.specs import KNOWN
 
-__all__ = ["KNOWN", "Embedder", "OnnxEmbedder", "Vectors", "fit", "load_embedder", "store_dim"]
+__all__ = [
+    "KNOWN",
+    "Embedder",
+    "OnnxEmbedder",
+    "Vectors",
+    "fit",
+    "fixed_file",
+    "keep_fixed",
+    "load_embedder",
+    "read_fixed",
+    "store_dim",
+]
 
 __getattr__, __dir__ = lazy_exports(
     __name__,
@@ -25,6 +37,9 @@ __getattr__, __dir__ = lazy_exports(
         "Vectors": "base",
         "fit": "base",
         "store_dim": "base",
+        "fixed_file": "fixed",
+        "keep_fixed": "fixed",
+        "read_fixed": "fixed",
         "load_embedder": "models",
         "OnnxEmbedder": "onnx",
         "KNOWN": "specs",

@@ -2,14 +2,28 @@
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, Protocol, TypeAlias, runtime_checkable
 
 from orma_proxy.errors import EmbedderError
 
-Vectors = npt.NDArray[np.float32]
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    Vectors: TypeAlias = npt.NDArray[np.float32]
+else:
+
+    def __getattr__(name: str) -> object:
+        """``Vectors`` for code that asks at run time. Orma's own modules name it in
+        annotations only, so a command that embeds nothing loads without numpy (~0.1 s)."""
+        if name == "Vectors":
+            import numpy as np
+            import numpy.typing as npt
+
+            vectors = npt.NDArray[np.float32]
+            globals()[name] = vectors  # bound as an eager definition would be: asked once
+            return vectors
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @runtime_checkable
@@ -42,6 +56,8 @@ def fit(vectors: object, count: int, dim: int, model_id: str) -> Vectors:
     A custom embedder returning the wrong shape gets a clear error here instead
     of a puzzling one deep inside SQLite.
     """
+    import numpy as np
+
     array = np.asarray(vectors, dtype=np.float32)
     if array.shape != (count, dim):
         raise EmbedderError(
@@ -59,6 +75,8 @@ def fit(vectors: object, count: int, dim: int, model_id: str) -> Vectors:
 
 def normalise(vectors: Vectors) -> Vectors:
     """Unit-length rows (zero rows stay zero)."""
+    import numpy as np
+
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
     unit: Vectors = (vectors / norms).astype(np.float32, copy=False)

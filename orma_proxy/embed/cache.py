@@ -43,10 +43,22 @@ class Rewritten:
             return
         counts = json.dumps({"rewritten": self.rewritten, "fused": self.fused}).encode()
         try:
-            _write(self.cache_as, self.model)
-            _write(self.cache_as.with_suffix(".json"), counts)
+            write_whole(self.cache_as, self.model)
+            write_whole(self.cache_as.with_suffix(".json"), counts)
         except OSError as exc:
             log.debug("the rewritten graph is not cached (%s): rewritten again next time", exc)
+
+    def name(self) -> str:
+        """Which graph this is: a rewrite by its cache key (the same whether made now or
+        read from the cache), the file as shipped by its path, size and modification time."""
+        if isinstance(self.model, bytes):
+            if self.cache_as is None:
+                return hashlib.sha256(self.model).hexdigest()
+            return self.cache_as.stem
+        if self.rewritten or self.fused:
+            return self.model.stem
+        stat = self.model.stat()
+        return f"{self.model.resolve()}|{stat.st_size}|{stat.st_mtime_ns}"
 
     def drop(self) -> None:
         """Forget a cached graph that did not load."""
@@ -81,10 +93,15 @@ def rewritten_graph(model_id: str, heads: int, onnx_path: Path, config: OrmaConf
     return Rewritten(rewritten, fused, graph.SerializeToString(), graph_file)
 
 
+def cache_root() -> Path:
+    """Where Orma keeps derived files: ``$XDG_CACHE_HOME/orma`` (``~/.cache/orma``)."""
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "orma"
+
+
 def cache_folder() -> Path:
     """Where rewritten graphs are kept: ``$XDG_CACHE_HOME/orma/rewritten``."""
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "orma" / "rewritten"
+    return cache_root() / "rewritten"
 
 
 def _key(model_id: str, heads: int, onnx_path: Path, config: OrmaConfig) -> str:
@@ -104,7 +121,7 @@ def _key(model_id: str, heads: int, onnx_path: Path, config: OrmaConfig) -> str:
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:24]
 
 
-def _write(path: Path, data: bytes) -> None:
+def write_whole(path: Path, data: bytes) -> None:
     """Whole or not at all: another process may be reading or writing the same name."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".part-")

@@ -17,17 +17,14 @@ import importlib.util
 import logging
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from orma_proxy.config import OrmaConfig
 from orma_proxy.embed.cache import Rewritten, rewritten_graph
-from orma_proxy.embed.onnx import OnnxEmbedder, open_session
+from orma_proxy.embed.onnx import OnnxEmbedder, Opened, open_session
 from orma_proxy.embed.specs import BGE_SMALL, KNOWN, MINILM_INT8, ModelSpec
 from orma_proxy.errors import EmbedderError, ModelUnavailableError
-
-if TYPE_CHECKING:
-    from onnxruntime import InferenceSession
 
 log = logging.getLogger(__name__)
 
@@ -49,37 +46,43 @@ def load_embedder(config: OrmaConfig, recorded_model: str | None = None) -> Onnx
             f"unknown embedding model {wanted!r}; choose one of: auto, {', '.join(KNOWN)} "
             "(or pass your own embedder object to Memory)"
         )
-    if wanted in ("auto", BGE_SMALL.model_id):
+    if wanted == BGE_SMALL.model_id:  # named: its files are found (or fetched) on first use
+        return _build(BGE_SMALL, lambda: _named_bge_files(config), config, "huggingface_hub")
+    if wanted == "auto":
         files = _bge_files(config)
         if files is not None:
-            return _build(BGE_SMALL, *files, config=config, source="huggingface_hub")
-        if wanted == BGE_SMALL.model_id:
-            raise ModelUnavailableError(
-                f"{BGE_SMALL.model_id} is not in {config.models_dir} and the model hub "
-                "cannot be reached; connect once, or run `orma reindex` with "
-                f"embed_model={MINILM_INT8.model_id!r}"
-            )
-    onnx_path, tokenizer = _minilm_files()
-    return _build(MINILM_INT8, onnx_path, tokenizer, config=config, source="pip packages")
+            return _build(BGE_SMALL, lambda: files, config, "huggingface_hub")
+    return _build(MINILM_INT8, _minilm_files, config, "pip packages")
 
 
 def _build(
-    spec: ModelSpec, onnx_path: Path, tokenizer: str, *, config: OrmaConfig, source: str
+    spec: ModelSpec, files: Callable[[], tuple[Path, str]], config: OrmaConfig, source: str
 ) -> OnnxEmbedder:
-    """The embedder; its graph is rewritten and its session made on first use (``_open``)."""
+    """The embedder; its files are read, its graph rewritten and its session made on first
+    use (``_open``): opening a memory to count or list (``orma stats``) needs none of it."""
     return OnnxEmbedder(
         model_id=spec.model_id,
         dim=spec.dim,
-        tokenizer_json=tokenizer,
         pooling=spec.pooling,
         max_tokens=spec.max_tokens,
-        open_session=lambda: _open(spec, onnx_path, config, source),
+        open_model=lambda: _open(spec, *files(), config=config, source=source),
     )
 
 
+def _named_bge_files(config: OrmaConfig) -> tuple[Path, str]:
+    files = _bge_files(config)
+    if files is None:
+        raise ModelUnavailableError(
+            f"{BGE_SMALL.model_id} is not in {config.models_dir} and the model hub "
+            "cannot be reached; connect once, or run `orma reindex` with "
+            f"embed_model={MINILM_INT8.model_id!r}"
+        )
+    return files
+
+
 def _open(
-    spec: ModelSpec, onnx_path: Path, config: OrmaConfig, source: str
-) -> tuple[InferenceSession, int]:
+    spec: ModelSpec, onnx_path: Path, tokenizer: str, *, config: OrmaConfig, source: str
+) -> Opened:
     threads, batch_size, details = config.embed_threads, config.embed_batch_size, []
     graph = Rewritten(0, 0, onnx_path)
     if config.embed_int8_matmul or config.embed_fuse_layers:
@@ -102,13 +105,13 @@ def _open(
         # An onnxruntime older than these contrib operators: run the file as shipped.
         log.warning("the rewritten model graph did not load (%s); running it as shipped", exc)
         graph.drop()
-        details, batch_size = [], config.embed_batch_size
+        graph, details, batch_size = Rewritten(0, 0, onnx_path), [], config.embed_batch_size
         session = open_session(onnx_path, config.embed_threads)
     else:
         graph.keep()
     shown = ", ".join([source, *details])
     log.debug("embedding model: %s (%d dims, from %s)", spec.model_id, spec.dim, shown)
-    return session, batch_size
+    return Opened(session, batch_size, graph.name(), tokenizer)
 
 
 def _bge_files(config: OrmaConfig) -> tuple[Path, str] | None:

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import numpy as np
-
-from orma_proxy.embed.base import Vectors, normalise
+from orma_proxy.embed.base import normalise
 from orma_proxy.embed.specs import Pooling
 from orma_proxy.errors import EmbedderError
 
@@ -18,19 +17,24 @@ if TYPE_CHECKING:  # onnxruntime and tokenizers load with the first model: a com
     import onnxruntime as ort  # embeds nothing (``orma stats``) starts without them
     from tokenizers import Tokenizer
 
+    from orma_proxy.embed.base import Vectors
+
 
 # A token is rarely shorter than this many characters; text past
 # max_tokens * _CHARS_PER_TOKEN can never be read by the model, so it is cut
 # before tokenising (a 10 MB string must not be tokenised whole).
 _CHARS_PER_TOKEN = 8
+# The modules whose code turns the session's output into a stored vector (``fingerprint``).
+_CODE = ("onnx.py", "base.py")
 
 
 class OnnxEmbedder:
     """Batched, L2-normalised embeddings with the model's own pooling.
 
-    The session and tokenizer are made on the first ``embed`` or ``count_tokens``
-    (``open_session`` returns the session and the batch size to run it with): a
-    command that opens a memory and embeds nothing never pays for onnxruntime.
+    The model's files are found, and the session and tokenizer made, on the first
+    ``embed`` or ``count_tokens`` (``open_model`` returns them as ``Opened``): a
+    command that opens a memory and embeds nothing never pays for onnxruntime,
+    the tokenizer or looking for the files.
     Thread-safe: onnxruntime sessions may run concurrently; the tokenizer is
     guarded because its truncation/padding settings are shared state.
     """
@@ -40,17 +44,15 @@ class OnnxEmbedder:
         *,
         model_id: str,
         dim: int,
-        tokenizer_json: str,
         pooling: Pooling,
         max_tokens: int,
-        open_session: Callable[[], tuple[ort.InferenceSession, int]],
+        open_model: Callable[[], Opened],
     ) -> None:
         self.model_id = model_id
         self.dim = dim
         self.pooling: Pooling = pooling
         self.max_tokens = max_tokens
-        self._tokenizer_json = tokenizer_json
-        self._open_session = open_session
+        self._open_model = open_model
         self._loaded: _Loaded | None = None
         self._load_lock = threading.Lock()
         self._lock = threading.Lock()
@@ -69,8 +71,9 @@ class OnnxEmbedder:
         from tokenizers import Tokenizer
 
         try:
-            session, batch_size = self._open_session()
-            tokenizer = Tokenizer.from_str(self._tokenizer_json)
+            opened = self._open_model()
+            session = opened.session
+            tokenizer = Tokenizer.from_str(opened.tokenizer_json)
         except EmbedderError:
             raise
         except Exception as exc:  # onnxruntime raises its own untyped errors
@@ -81,7 +84,32 @@ class OnnxEmbedder:
         if dim != self.dim:
             raise EmbedderError(f"{self.model_id} makes {dim}-dim vectors, not {self.dim}")
         inputs = frozenset(i.name for i in session.get_inputs())
-        return _Loaded(session, tokenizer, inputs, batch_size)
+        return _Loaded(session, tokenizer, inputs, opened)
+
+    def fingerprint(self) -> str:
+        """What this embedder's vectors depend on besides the text: the model and its
+        settings, the graph its session runs, the tokenizer, the runtimes' versions and
+        the code that pools and normalises.
+        Equal fingerprints, equal vectors (``fixed.py`` keys its files by it). Loads the model.
+        """
+        import onnxruntime
+        import tokenizers
+
+        loaded = self._model()
+        code = b"".join(Path(__file__).with_name(name).read_bytes() for name in _CODE)
+        parts = [
+            self.model_id,
+            str(self.dim),
+            self.pooling,
+            str(self.max_tokens),
+            loaded.opened.graph,
+            str(loaded.batch_size),
+            hashlib.sha256(loaded.opened.tokenizer_json.encode()).hexdigest(),
+            onnxruntime.__version__,
+            tokenizers.__version__,
+            hashlib.sha256(code).hexdigest(),
+        ]
+        return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
     def count_tokens(self, text: str) -> int:
         """Tokens this model's tokenizer makes of ``text`` (special tokens excluded)."""
@@ -94,6 +122,8 @@ class OnnxEmbedder:
                 tokenizer.enable_truncation(max_length=self.max_tokens)
 
     def embed(self, texts: list[str]) -> Vectors:
+        import numpy as np
+
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         model = self._model()
@@ -105,6 +135,8 @@ class OnnxEmbedder:
         return np.concatenate(parts)
 
     def _embed_batch(self, model: _Loaded, texts: list[str]) -> Vectors:
+        import numpy as np
+
         with self._lock:
             encodings = model.tokenizer.encode_batch(texts)
         ids = np.array([e.ids for e in encodings], dtype=np.int64)
@@ -123,11 +155,27 @@ class OnnxEmbedder:
 
 
 @dataclass(frozen=True)
+class Opened:
+    """A model ready to run: its session, the batch size to run it with, a name for the
+    graph the session runs (its file's path, size and time, or its cache key: see
+    ``fingerprint``) and the tokenizer's JSON."""
+
+    session: ort.InferenceSession
+    batch_size: int
+    graph: str
+    tokenizer_json: str
+
+
+@dataclass(frozen=True)
 class _Loaded:
     session: ort.InferenceSession
     tokenizer: Tokenizer
     inputs: frozenset[str]
-    batch_size: int
+    opened: Opened
+
+    @property
+    def batch_size(self) -> int:
+        return self.opened.batch_size
 
 
 def open_session(model: Path | bytes, threads: int) -> ort.InferenceSession:

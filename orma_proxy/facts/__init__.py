@@ -8,115 +8,122 @@ forgetting finds and marks among them. Recall and sleep build on this; it
 imports neither.
 """
 
-from orma_proxy.facts.counts import FactCounts, fact_counts
-from orma_proxy.facts.drawn import (
-    Drawn,
-    drawn_from_episodes,
-    drawn_from_lines,
-    mark_drawn_released,
-    released_drawn,
-)
-from orma_proxy.facts.entities import (
-    USER,
-    Entity,
-    EntityLink,
-    entity_by_id,
-    entity_id,
-    entity_links,
-    entity_names,
-    link_event,
-    link_state,
-    linked_entities,
-    links_of_entity,
-)
-from orma_proxy.facts.events import (
-    EVENTS,
-    EVENTS_WITH_TIMES,
-    Event,
-    NewEvent,
-    event_from,
-    insert_event,
-    list_events,
-)
-from orma_proxy.facts.graph import (
-    EventToLink,
-    StateToLink,
-    clear_links,
-    count_links,
-    events_to_link,
-    states_to_link,
-)
-from orma_proxy.facts.links import Link, entities_named, links_from, links_of
-from orma_proxy.facts.marks import CORRECTED, FORBID_MARK, FORGOTTEN, SUPERSEDE_MARK
-from orma_proxy.facts.open_states import (
-    OpenState,
-    active_states_citing,
-    active_states_held,
-    active_states_of,
-    active_states_valued,
-    unreleased_state,
-)
-from orma_proxy.facts.redo import HandRule, HandState, clear_facts, hand_rules, hand_states
-from orma_proxy.facts.removed import missing_state_error
-from orma_proxy.facts.rules import (
-    CARRIED_SQL,
-    FORBIDDEN_PREFIX,
-    INSTEAD_PREFIX,
-    RULE_SQL,
-    alternative_attribute,
-    is_alternative,
-    is_rule,
-)
-from orma_proxy.facts.slots import (
-    LineRule,
-    Slot,
-    SlotState,
-    active_in_slot,
-    alternatives_of,
-    closed_in_slot,
-    drawn_in_slot,
-    forget_state,
-    forgotten_values,
-    is_active,
-    redraw,
-    rehearse,
-    rules_from_line,
-)
-from orma_proxy.facts.sources import (
-    Citing,
-    HeldBy,
-    Naming,
-    Rules,
-    StateMatch,
-    StateSource,
-    Successor,
-    TimedEvent,
-    TimedState,
-    active_states,
-    events_by_id,
-    events_matching,
-    gather_events,
-    gather_states,
-    states_matching,
-    successors,
-)
-from orma_proxy.facts.spaces import SpaceSize, graph_version, space_sizes
-from orma_proxy.facts.states import (
-    ANY_STATES,
-    STATES,
-    STATES_WITH_TIMES,
-    NewState,
-    State,
-    close_state,
-    insert_state,
-    list_facts,
-    predecessors,
-    state_by_id,
-    state_from,
-)
-from orma_proxy.facts.times import ItemTimes, item_times
-from orma_proxy.facts.vocabulary import current_value, known_attributes, known_entities
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from orma_proxy.exports import lazy_exports
 from orma_proxy.store.select import Row, Select
+
+if TYPE_CHECKING:
+    from orma_proxy.facts.counts import FactCounts, fact_counts
+    from orma_proxy.facts.drawn import (
+        Drawn,
+        drawn_from_episodes,
+        drawn_from_lines,
+        mark_drawn_released,
+        released_drawn,
+    )
+    from orma_proxy.facts.entities import (
+        USER,
+        Entity,
+        EntityLink,
+        entity_by_id,
+        entity_id,
+        entity_links,
+        entity_names,
+        link_event,
+        link_state,
+        linked_entities,
+        links_of_entity,
+    )
+    from orma_proxy.facts.events import (
+        EVENTS,
+        EVENTS_WITH_TIMES,
+        Event,
+        NewEvent,
+        event_from,
+        insert_event,
+        list_events,
+    )
+    from orma_proxy.facts.graph import (
+        EventToLink,
+        StateToLink,
+        clear_links,
+        count_links,
+        events_to_link,
+        states_to_link,
+    )
+    from orma_proxy.facts.links import Link, entities_named, links_from, links_of
+    from orma_proxy.facts.marks import CORRECTED, FORBID_MARK, FORGOTTEN, SUPERSEDE_MARK
+    from orma_proxy.facts.open_states import (
+        OpenState,
+        active_states_citing,
+        active_states_held,
+        active_states_of,
+        active_states_valued,
+        unreleased_state,
+    )
+    from orma_proxy.facts.redo import HandRule, HandState, clear_facts, hand_rules, hand_states
+    from orma_proxy.facts.removed import missing_state_error
+    from orma_proxy.facts.rules import (
+        CARRIED_SQL,
+        FORBIDDEN_PREFIX,
+        INSTEAD_PREFIX,
+        RULE_SQL,
+        alternative_attribute,
+        is_alternative,
+        is_rule,
+    )
+    from orma_proxy.facts.slots import (
+        LineRule,
+        Slot,
+        SlotState,
+        active_in_slot,
+        alternatives_of,
+        closed_in_slot,
+        drawn_in_slot,
+        forget_state,
+        forgotten_values,
+        is_active,
+        redraw,
+        rehearse,
+        rules_from_line,
+    )
+    from orma_proxy.facts.sources import (
+        Citing,
+        HeldBy,
+        Naming,
+        Rules,
+        StateMatch,
+        StateSource,
+        Successor,
+        TimedEvent,
+        TimedState,
+        active_states,
+        events_by_id,
+        events_matching,
+        gather_events,
+        gather_states,
+        states_matching,
+        successors,
+    )
+    from orma_proxy.facts.spaces import SpaceSize, graph_version, space_sizes
+    from orma_proxy.facts.states import (
+        ANY_STATES,
+        STATES,
+        STATES_WITH_TIMES,
+        NewState,
+        State,
+        close_state,
+        insert_state,
+        list_facts,
+        predecessors,
+        state_by_id,
+        state_from,
+    )
+    from orma_proxy.facts.times import ItemTimes, item_times
+    from orma_proxy.facts.vocabulary import current_value, known_attributes, known_entities
 
 __all__ = [
     "ANY_STATES",
@@ -228,3 +235,115 @@ __all__ = [
     "successors",
     "unreleased_state",
 ]
+
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "FactCounts": "counts",
+        "fact_counts": "counts",
+        "Drawn": "drawn",
+        "drawn_from_episodes": "drawn",
+        "drawn_from_lines": "drawn",
+        "mark_drawn_released": "drawn",
+        "released_drawn": "drawn",
+        "USER": "entities",
+        "Entity": "entities",
+        "EntityLink": "entities",
+        "entity_by_id": "entities",
+        "entity_id": "entities",
+        "entity_links": "entities",
+        "entity_names": "entities",
+        "link_event": "entities",
+        "link_state": "entities",
+        "linked_entities": "entities",
+        "links_of_entity": "entities",
+        "EVENTS": "events",
+        "EVENTS_WITH_TIMES": "events",
+        "Event": "events",
+        "NewEvent": "events",
+        "event_from": "events",
+        "insert_event": "events",
+        "list_events": "events",
+        "EventToLink": "graph",
+        "StateToLink": "graph",
+        "clear_links": "graph",
+        "count_links": "graph",
+        "events_to_link": "graph",
+        "states_to_link": "graph",
+        "Link": "links",
+        "entities_named": "links",
+        "links_from": "links",
+        "links_of": "links",
+        "CORRECTED": "marks",
+        "FORBID_MARK": "marks",
+        "FORGOTTEN": "marks",
+        "SUPERSEDE_MARK": "marks",
+        "OpenState": "open_states",
+        "active_states_citing": "open_states",
+        "active_states_held": "open_states",
+        "active_states_of": "open_states",
+        "active_states_valued": "open_states",
+        "unreleased_state": "open_states",
+        "HandRule": "redo",
+        "HandState": "redo",
+        "clear_facts": "redo",
+        "hand_rules": "redo",
+        "hand_states": "redo",
+        "missing_state_error": "removed",
+        "CARRIED_SQL": "rules",
+        "FORBIDDEN_PREFIX": "rules",
+        "INSTEAD_PREFIX": "rules",
+        "RULE_SQL": "rules",
+        "alternative_attribute": "rules",
+        "is_alternative": "rules",
+        "is_rule": "rules",
+        "LineRule": "slots",
+        "Slot": "slots",
+        "SlotState": "slots",
+        "active_in_slot": "slots",
+        "alternatives_of": "slots",
+        "closed_in_slot": "slots",
+        "drawn_in_slot": "slots",
+        "forget_state": "slots",
+        "forgotten_values": "slots",
+        "is_active": "slots",
+        "redraw": "slots",
+        "rehearse": "slots",
+        "rules_from_line": "slots",
+        "Citing": "sources",
+        "HeldBy": "sources",
+        "Naming": "sources",
+        "Rules": "sources",
+        "StateMatch": "sources",
+        "StateSource": "sources",
+        "Successor": "sources",
+        "TimedEvent": "sources",
+        "TimedState": "sources",
+        "active_states": "sources",
+        "events_by_id": "sources",
+        "events_matching": "sources",
+        "gather_events": "sources",
+        "gather_states": "sources",
+        "states_matching": "sources",
+        "successors": "sources",
+        "SpaceSize": "spaces",
+        "graph_version": "spaces",
+        "space_sizes": "spaces",
+        "ANY_STATES": "states",
+        "STATES": "states",
+        "STATES_WITH_TIMES": "states",
+        "NewState": "states",
+        "State": "states",
+        "close_state": "states",
+        "insert_state": "states",
+        "list_facts": "states",
+        "predecessors": "states",
+        "state_by_id": "states",
+        "state_from": "states",
+        "ItemTimes": "times",
+        "item_times": "times",
+        "current_value": "vocabulary",
+        "known_attributes": "vocabulary",
+        "known_entities": "vocabulary",
+    },
+)

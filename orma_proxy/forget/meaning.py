@@ -15,10 +15,10 @@ as near as the lines it replaced, so a chain of corrections stays findable.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from orma_proxy.embed.base import Vectors
 from orma_proxy.errors import AmbiguousDescriptionError
 from orma_proxy.store import (
     Connection,
@@ -27,6 +27,9 @@ from orma_proxy.store import (
     float_vectors,
     recent_vectors,
 )
+
+if TYPE_CHECKING:
+    from orma_proxy.embed.base import Vectors
 
 __all__ = [
     "GAP",

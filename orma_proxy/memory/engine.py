@@ -383,7 +383,7 @@ class AsyncMemory(Forgetting, Portability):
     def _background(self) -> BackgroundFloor:
         from orma_proxy.recall import BackgroundFloor
 
-        return BackgroundFloor(self._embed_batch, lambda: self.embedder.model_id)
+        return BackgroundFloor(self._embed_fixed, lambda: self.embedder.model_id)
 
     @property
     def _query_floor(self) -> QueryFloor | None:

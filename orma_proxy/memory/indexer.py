@@ -16,9 +16,9 @@ import functools
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from orma_proxy.config import OrmaConfig
-from orma_proxy.embed.base import Vectors
 from orma_proxy.errors import StoreError
 from orma_proxy.store import (
     Connection,
@@ -33,9 +33,12 @@ from orma_proxy.store import (
 )
 from orma_proxy.store.writer import Writer, refusal
 
-log = logging.getLogger(__name__)
+if TYPE_CHECKING:
+    from orma_proxy.embed.base import Vectors
 
-EmbedBatch = Callable[[list[str]], Awaitable[Vectors]]
+    EmbedBatch = Callable[[list[str]], Awaitable[Vectors]]
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)

@@ -14,12 +14,10 @@ from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Self
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Self
 
 from orma_proxy.config import OrmaConfig, is_db_url
-from orma_proxy.embed.base import Embedder, Vectors, fit
+from orma_proxy.embed.base import Embedder, fit
 from orma_proxy.embed.models import load_embedder
 from orma_proxy.errors import ConfigError, OrmaError
 from orma_proxy.memory.indexer import Indexer
@@ -29,6 +27,9 @@ from orma_proxy.recall.access import AccessLog
 from orma_proxy.store import KeywordIndex
 from orma_proxy.store.database import Database
 from orma_proxy.store.vector_index import VectorIndex
+
+if TYPE_CHECKING:
+    from orma_proxy.embed.base import Vectors
 
 # Sentences per embedding call of the indexer. A call cannot be interrupted, and
 # close() waits for the one in flight: a few sentences take well under a second.
@@ -195,6 +196,8 @@ class Lifecycle:
 
     async def _embed_batch(self, texts: list[str]) -> Vectors:
         """Vectors for the indexer, a few texts per call: close() waits for one call only."""
+        import numpy as np
+
         embedder = self.embedder
         parts = []
         for start in range(0, len(texts), _INDEX_CHUNK):
@@ -202,6 +205,22 @@ class Lifecycle:
             vectors = await in_thread(partial(embedder.embed, chunk), pool=self._index_pool)
             parts.append(fit(vectors, len(chunk), embedder.dim, embedder.model_id))
         return np.concatenate(parts)
+
+    async def _embed_fixed(self, texts: list[str]) -> Vectors:
+        """``_embed_batch`` for texts fixed in the code (recall's background sentences): read
+        from the user's cache when this model embedded them before (``embed/fixed.py``)."""
+        from orma_proxy.embed.fixed import fixed_file, keep_fixed, read_fixed
+
+        embedder = self.embedder
+        path = await in_thread(lambda: fixed_file(embedder, texts), pool=self._query_pool)
+        if path is not None:
+            kept = await in_thread(lambda: read_fixed(path, len(texts), embedder.dim))
+            if kept is not None:
+                return kept
+        vectors = await self._embed_batch(texts)
+        if path is not None:
+            await in_thread(lambda: keep_fixed(path, vectors))
+        return vectors
 
     def _index_new(self) -> None:
         """New sentences were committed: wake the indexer to embed them."""

@@ -25,9 +25,9 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from orma_proxy.config import OrmaConfig
-from orma_proxy.embed.base import Vectors
 from orma_proxy.facts import (
     USER,
     Citing,
@@ -65,6 +65,9 @@ from orma_proxy.store import (
 )
 from orma_proxy.store.vector_index import VectorIndex
 from orma_proxy.text.attributes import groups_of, kinds_shown
+
+if TYPE_CHECKING:
+    from orma_proxy.embed.base import Vectors
 
 CHAT_ROLES = ("user", "assistant")  # whose chatter and questions the screen leaves out
 ECHO_LOOKUP = 8  # lines sharing an assistant sentence's words it is compared with

@@ -6,7 +6,8 @@ own sentences, so it needs a few dozen of them before it means anything; below
 one of them is a vector hit for any query ("PIN" finds "I like hiking in the
 Western Ghats."). This floor asks instead how similar the query is to sentences
 about nothing in particular: ``BACKGROUND``, forty plain statements on unrelated
-everyday subjects, embedded once per model. A vector hit must pass the
+everyday subjects, embedded once per model (and kept in the user's cache,
+``embed/fixed.py``, so a new process reads them). A vector hit must pass the
 ``noise_floor_background_quantile`` of the query's similarities to those, plus
 ``noise_floor_background_margin`` times that quantile's distance above their
 median: a floor in the model's own units (MiniLM puts unrelated pairs near 0.1,

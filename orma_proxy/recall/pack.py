@@ -11,7 +11,7 @@ share (its first line may pass it, so a share smaller than a line never
 starves the best match of a kind), then what the shares left goes to the best
 entries still out, whatever their kind. A passage is left out only when the
 states and events drawn from it are all in the block and say all of it
-(``text/unsaid``: every content word of the line is a word of theirs or names
+(``text/stand_in``: every content word of the line is a word of theirs or names
 the kind of one of their attributes): "I live in Pune." folds into
 ``[user.home city: Pune]``, but "My brother Kabir plays the violin." stays beside
 ``[user.brother: Kabir]``, whose fact says only part of it. The other way round,

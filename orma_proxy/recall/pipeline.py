@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
+from typing import TYPE_CHECKING
 
 from orma_proxy.config import OrmaConfig
-from orma_proxy.embed.base import Vectors
 from orma_proxy.recall.activation import entities_of, named_entities, spread
 from orma_proxy.recall.candidates import Candidate, Pool, gather, items_by_id
 from orma_proxy.recall.floor import QueryFloor
@@ -28,6 +28,9 @@ from orma_proxy.store import (
     float_vectors,
 )
 from orma_proxy.store.vector_index import VectorIndex
+
+if TYPE_CHECKING:
+    from orma_proxy.embed.base import Vectors
 
 
 @dataclass(frozen=True)

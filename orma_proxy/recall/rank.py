@@ -18,11 +18,11 @@ vector is at ``novelty_threshold`` cosine or more to a passage already kept
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from orma_proxy.config import OrmaConfig
-from orma_proxy.embed.base import Vectors
 from orma_proxy.recall.access import ItemKey
 from orma_proxy.recall.candidates import Candidate
 from orma_proxy.recall.temporal import (
@@ -33,6 +33,9 @@ from orma_proxy.recall.temporal import (
     hawkes_intensities,
     saturate,
 )
+
+if TYPE_CHECKING:
+    from orma_proxy.embed.base import Vectors
 
 
 def boosts(history: History, now: float, config: OrmaConfig) -> dict[str, float]:

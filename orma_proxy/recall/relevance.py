@@ -30,9 +30,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import cache
+from typing import TYPE_CHECKING
 
 from orma_proxy.config import OrmaConfig
-from orma_proxy.embed.base import Vectors
 from orma_proxy.facts import USER, State
 from orma_proxy.recall.candidates import CHAT_ROLES, Candidate, Pool
 from orma_proxy.recall.chatter import FILLER, words_of
@@ -40,6 +40,9 @@ from orma_proxy.recall.search import Passage
 from orma_proxy.store import Connection, float_vectors
 from orma_proxy.text.attributes import groups_of, kinds_shown, state_attributes, stem
 from orma_proxy.text.grams import cjk_grams
+
+if TYPE_CHECKING:
+    from orma_proxy.embed.base import Vectors
 
 __all__ = ["below_floor", "core_kinds", "is_core", "relevant", "topics"]
 

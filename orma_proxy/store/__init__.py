@@ -6,132 +6,141 @@ functions of a connection, typed in and out, so another backend could stand
 behind the same names.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from orma_proxy.exports import lazy_exports
 from orma_proxy.inputs import ROLES
-from orma_proxy.store.accesses import Access, access_times, add_accesses
-from orma_proxy.store.audit import AuditRow, audit_rows, insert_audit
 from orma_proxy.store.backup import backup
-from orma_proxy.store.batches import (
-    BatchRecord,
-    BatchTry,
-    RejectedItem,
-    SleepBatch,
-    batch_outcomes,
-    batch_tries,
-    last_batch,
-    record_batch,
-    record_rejections,
-)
 from orma_proxy.store.compact import compact
-from orma_proxy.store.connect import Connection, DatabaseError, open_sync
-from orma_proxy.store.consolidation import (
-    Backlog,
-    EpisodeSize,
-    backlog,
-    backlogs,
-    clear_consolidation,
-    episode_spaces,
-    episodes_after,
-    move_watermark,
-    watermark_of,
-)
-from orma_proxy.store.counts import Counts, counts, database_bytes
-from orma_proxy.store.database import Database
-from orma_proxy.store.episodes import (
-    NewEpisode,
-    RecentEpisode,
-    SentenceRow,
-    cited_sentence,
-    fetch_sentences,
-    insert_episode,
-    recent_episodes,
-    sentence_ranges,
-    space_tag,
-    stored_at,
-)
-from orma_proxy.store.erase import Erasure, erase_episodes
-from orma_proxy.store.held_index import prune_change_logs
-from orma_proxy.store.keyword_index import KeywordIndex
-from orma_proxy.store.leases import Lease, claim_lease, drop_lease, lease_of
-from orma_proxy.store.lines import (
-    StoredLine,
-    corrected_lines,
-    current_sentences,
-    episode_texts,
-    episodes_in_space,
-    episodes_saying,
-    first_sentence,
-    mark_superseded,
-    on_topic,
-    sentence_texts,
-    sentences_of_episodes,
-    sentences_saying,
-    space_lines,
-)
-from orma_proxy.store.noise import refresh_floor
-from orma_proxy.store.passages import (
-    keyword_passages,
-    nearest_passages,
-    next_turns,
-    pair_passages,
-    speakers_among,
-)
-from orma_proxy.store.releases import (
-    Release,
-    insert_release,
-    mark_sentences_released,
-    release_in,
-    restore_release,
-    sentences_released_by,
-)
-from orma_proxy.store.rows import IN_IDS, as_record, id_list, int_column, named_rows
-from orma_proxy.store.select import Row, Select
-from orma_proxy.store.sentences import (
-    NewSentence,
-    delete_sentences,
-    insert_sentences,
-    move_citations,
-    optimize_sentence_indexes,
-    reindex_sentences,
-    split_sentence,
-)
-from orma_proxy.store.splits import (
-    SplitEpisode,
-    SplitSentence,
-    count_sentences,
-    episode_ids,
-    episode_sentences,
-    split_episode,
-)
-from orma_proxy.store.tables import (
-    BrokenReference,
-    broken_reference,
-    count_rows,
-    defer_foreign_keys,
-    has_rows,
-    insert_rows,
-    read_rows,
-    snapshot,
-)
-from orma_proxy.store.threads import Reader, execute_fn, open_async
-from orma_proxy.store.tombstones import (
-    Tombstone,
-    expire_tombstones,
-    insert_tombstone,
-    tombstones_since,
-)
-from orma_proxy.store.transcript import first_sentence_id, said_before, sentence_row, transcript
-from orma_proxy.store.vector_index import VectorIndex
-from orma_proxy.store.vectors import (
-    VEC_TABLE,
-    float_vectors,
-    newest_sentence_id,
-    pending_between,
-    pending_sentences,
-    recent_vectors,
-    store_vectors,
-)
-from orma_proxy.store.writer import Writer, refusal, unavailable
-from orma_proxy.store.zeroing import secure_delete
+from orma_proxy.store.counts import counts
+from orma_proxy.store.transcript import transcript
+
+if TYPE_CHECKING:
+    from orma_proxy.store.accesses import Access, access_times, add_accesses
+    from orma_proxy.store.audit import AuditRow, audit_rows, insert_audit
+    from orma_proxy.store.batches import (
+        BatchRecord,
+        BatchTry,
+        RejectedItem,
+        SleepBatch,
+        batch_outcomes,
+        batch_tries,
+        last_batch,
+        record_batch,
+        record_rejections,
+    )
+    from orma_proxy.store.connect import Connection, DatabaseError, open_sync
+    from orma_proxy.store.consolidation import (
+        Backlog,
+        EpisodeSize,
+        backlog,
+        backlogs,
+        clear_consolidation,
+        episode_spaces,
+        episodes_after,
+        move_watermark,
+        watermark_of,
+    )
+    from orma_proxy.store.counts import Counts, database_bytes
+    from orma_proxy.store.database import Database
+    from orma_proxy.store.episodes import (
+        NewEpisode,
+        RecentEpisode,
+        SentenceRow,
+        cited_sentence,
+        fetch_sentences,
+        insert_episode,
+        recent_episodes,
+        sentence_ranges,
+        space_tag,
+        stored_at,
+    )
+    from orma_proxy.store.erase import Erasure, erase_episodes
+    from orma_proxy.store.held_index import prune_change_logs
+    from orma_proxy.store.keyword_index import KeywordIndex
+    from orma_proxy.store.leases import Lease, claim_lease, drop_lease, lease_of
+    from orma_proxy.store.lines import (
+        StoredLine,
+        corrected_lines,
+        current_sentences,
+        episode_texts,
+        episodes_in_space,
+        episodes_saying,
+        first_sentence,
+        mark_superseded,
+        on_topic,
+        sentence_texts,
+        sentences_of_episodes,
+        sentences_saying,
+        space_lines,
+    )
+    from orma_proxy.store.noise import refresh_floor
+    from orma_proxy.store.passages import (
+        keyword_passages,
+        nearest_passages,
+        next_turns,
+        pair_passages,
+        speakers_among,
+    )
+    from orma_proxy.store.releases import (
+        Release,
+        insert_release,
+        mark_sentences_released,
+        release_in,
+        restore_release,
+        sentences_released_by,
+    )
+    from orma_proxy.store.rows import IN_IDS, as_record, id_list, int_column, named_rows
+    from orma_proxy.store.select import Row, Select
+    from orma_proxy.store.sentences import (
+        NewSentence,
+        delete_sentences,
+        insert_sentences,
+        move_citations,
+        optimize_sentence_indexes,
+        reindex_sentences,
+        split_sentence,
+    )
+    from orma_proxy.store.splits import (
+        SplitEpisode,
+        SplitSentence,
+        count_sentences,
+        episode_ids,
+        episode_sentences,
+        split_episode,
+    )
+    from orma_proxy.store.tables import (
+        BrokenReference,
+        broken_reference,
+        count_rows,
+        defer_foreign_keys,
+        has_rows,
+        insert_rows,
+        read_rows,
+        snapshot,
+    )
+    from orma_proxy.store.threads import Reader, execute_fn, open_async
+    from orma_proxy.store.tombstones import (
+        Tombstone,
+        expire_tombstones,
+        insert_tombstone,
+        tombstones_since,
+    )
+    from orma_proxy.store.transcript import first_sentence_id, said_before, sentence_row
+    from orma_proxy.store.vector_index import VectorIndex
+    from orma_proxy.store.vectors import (
+        VEC_TABLE,
+        float_vectors,
+        newest_sentence_id,
+        pending_between,
+        pending_sentences,
+        recent_vectors,
+        store_vectors,
+    )
+    from orma_proxy.store.writer import Writer, refusal, unavailable
+    from orma_proxy.store.zeroing import secure_delete
 
 # SQLite's largest integer: an id past it names no row, and binding it overflows.
 MAX_ROW_ID = 2**63 - 1
@@ -267,3 +276,132 @@ __all__ = [
     "unavailable",
     "watermark_of",
 ]
+
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "Access": "accesses",
+        "access_times": "accesses",
+        "add_accesses": "accesses",
+        "AuditRow": "audit",
+        "audit_rows": "audit",
+        "insert_audit": "audit",
+        "BatchRecord": "batches",
+        "BatchTry": "batches",
+        "RejectedItem": "batches",
+        "SleepBatch": "batches",
+        "batch_outcomes": "batches",
+        "batch_tries": "batches",
+        "last_batch": "batches",
+        "record_batch": "batches",
+        "record_rejections": "batches",
+        "Connection": "connect",
+        "DatabaseError": "connect",
+        "open_sync": "connect",
+        "Backlog": "consolidation",
+        "EpisodeSize": "consolidation",
+        "backlog": "consolidation",
+        "backlogs": "consolidation",
+        "clear_consolidation": "consolidation",
+        "episode_spaces": "consolidation",
+        "episodes_after": "consolidation",
+        "move_watermark": "consolidation",
+        "watermark_of": "consolidation",
+        "Counts": "counts",
+        "database_bytes": "counts",
+        "Database": "database",
+        "NewEpisode": "episodes",
+        "RecentEpisode": "episodes",
+        "SentenceRow": "episodes",
+        "cited_sentence": "episodes",
+        "fetch_sentences": "episodes",
+        "insert_episode": "episodes",
+        "recent_episodes": "episodes",
+        "sentence_ranges": "episodes",
+        "space_tag": "episodes",
+        "stored_at": "episodes",
+        "Erasure": "erase",
+        "erase_episodes": "erase",
+        "KeywordIndex": "keyword_index",
+        "prune_change_logs": "held_index",
+        "Lease": "leases",
+        "claim_lease": "leases",
+        "drop_lease": "leases",
+        "lease_of": "leases",
+        "StoredLine": "lines",
+        "corrected_lines": "lines",
+        "current_sentences": "lines",
+        "episode_texts": "lines",
+        "episodes_in_space": "lines",
+        "episodes_saying": "lines",
+        "first_sentence": "lines",
+        "mark_superseded": "lines",
+        "on_topic": "lines",
+        "sentence_texts": "lines",
+        "sentences_of_episodes": "lines",
+        "sentences_saying": "lines",
+        "space_lines": "lines",
+        "refresh_floor": "noise",
+        "keyword_passages": "passages",
+        "nearest_passages": "passages",
+        "next_turns": "passages",
+        "pair_passages": "passages",
+        "speakers_among": "passages",
+        "Release": "releases",
+        "insert_release": "releases",
+        "mark_sentences_released": "releases",
+        "release_in": "releases",
+        "restore_release": "releases",
+        "sentences_released_by": "releases",
+        "IN_IDS": "rows",
+        "as_record": "rows",
+        "id_list": "rows",
+        "int_column": "rows",
+        "named_rows": "rows",
+        "Row": "select",
+        "Select": "select",
+        "NewSentence": "sentences",
+        "delete_sentences": "sentences",
+        "insert_sentences": "sentences",
+        "move_citations": "sentences",
+        "optimize_sentence_indexes": "sentences",
+        "reindex_sentences": "sentences",
+        "split_sentence": "sentences",
+        "SplitEpisode": "splits",
+        "SplitSentence": "splits",
+        "count_sentences": "splits",
+        "episode_ids": "splits",
+        "episode_sentences": "splits",
+        "split_episode": "splits",
+        "BrokenReference": "tables",
+        "broken_reference": "tables",
+        "count_rows": "tables",
+        "defer_foreign_keys": "tables",
+        "has_rows": "tables",
+        "insert_rows": "tables",
+        "read_rows": "tables",
+        "snapshot": "tables",
+        "Reader": "threads",
+        "execute_fn": "threads",
+        "open_async": "threads",
+        "Tombstone": "tombstones",
+        "expire_tombstones": "tombstones",
+        "insert_tombstone": "tombstones",
+        "tombstones_since": "tombstones",
+        "first_sentence_id": "transcript",
+        "said_before": "transcript",
+        "sentence_row": "transcript",
+        "VectorIndex": "vector_index",
+        "VEC_TABLE": "vectors",
+        "float_vectors": "vectors",
+        "newest_sentence_id": "vectors",
+        "pending_between": "vectors",
+        "pending_sentences": "vectors",
+        "recent_vectors": "vectors",
+        "store_vectors": "vectors",
+        "Writer": "writer",
+        "refusal": "writer",
+        "unavailable": "writer",
+        "secure_delete": "zeroing",
+    },
+)

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from typing import NamedTuple, TypeVar
-
-import numpy as np
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from orma_proxy.store.connect import Connection
 
-_TIME = np.dtype(">i8")
+if TYPE_CHECKING:
+    pass
+
+_TIME = ">i8"  # numpy dtype of one packed time
+_TIME_BYTES = 8
 
 Key = TypeVar("Key", bound=tuple[str, int])
 
@@ -32,6 +34,8 @@ class Access(NamedTuple):
 
 def pack_times(times: Iterable[float]) -> bytes:
     """Access times (Unix seconds) as ``recall_history.times`` stores them."""
+    import numpy as np
+
     return np.round(np.asarray(sorted(times), dtype=np.float64) * 1000).astype(_TIME).tobytes()
 
 
@@ -46,10 +50,12 @@ def unpack_many(blobs: list[bytes]) -> list[tuple[float, ...]]:
     A recall reads the histories of ~60 items: numpy's fixed cost per call made
     one conversion each ~7 µs, more than the arithmetic of all of them together.
     """
+    import numpy as np
+
     values = (np.frombuffer(b"".join(blobs), dtype=_TIME) / 1000.0).tolist()
     out, at = [], 0
     for blob in blobs:
-        end = at + len(blob) // _TIME.itemsize
+        end = at + len(blob) // _TIME_BYTES
         out.append(tuple(sorted(values[at:end])))
         at = end
     return out

@@ -13,12 +13,13 @@ the write-ahead log under them (SQLite's "multiple copies of SQLite" hazard).
 
 from __future__ import annotations
 
+import importlib.util
 import os
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 import sqlean
-import sqlite_vec
 
 from orma_proxy.errors import NotAnOrmaDatabaseError, StoreError
 from orma_proxy.text.dates import DATES_SQL_FUNCTION, date_terms_or_none
@@ -34,6 +35,17 @@ _SQLITE_NOTADB = 26
 # ...and for "this connection may not write" (a file, folder or mount it cannot change).
 _SQLITE_READONLY = 8
 _SQLITE_CANTOPEN = 14
+
+
+@cache
+def sqlite_vec_path() -> Path:
+    """sqlite-vec's loadable extension, found as ``sqlite_vec.loadable_path()`` finds it
+    (``vec0`` in the package's folder) without importing the package, whose
+    ``__init__`` imports numpy (~0.1 s of every command that opens a memory)."""
+    spec = importlib.util.find_spec("sqlite_vec")
+    if spec is None or not spec.submodule_search_locations:
+        raise StoreError("the sqlite-vec package is missing: pip install sqlite-vec")
+    return Path(next(iter(spec.submodule_search_locations))) / "vec0"
 
 
 def is_damaged(exc: BaseException) -> bool:
@@ -132,7 +144,7 @@ def open_sync(
             if target == targets[-1][0] or code not in (_SQLITE_READONLY, _SQLITE_CANTOPEN):
                 raise
     conn.enable_load_extension(True)
-    sqlite_vec.load(conn)
+    conn.load_extension(str(sqlite_vec_path()))
     conn.enable_load_extension(False)
     # Migration 0008's triggers index each new sentence's CJK terms with it.
     conn.create_function(GRAMS_FUNCTION, 1, cjk_grams, deterministic=True)

@@ -12,15 +12,18 @@ import json
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from orma_proxy.embed.base import Vectors
 from orma_proxy.store.connect import Connection
 from orma_proxy.store.episodes import space_tag
 from orma_proxy.store.postgres.connection import is_postgres
 from orma_proxy.store.postgres.search import on_topic as pg_on_topic
 from orma_proxy.store.rows import IN_IDS, id_list, int_column, iter_named, named_rows
+
+if TYPE_CHECKING:
+    from orma_proxy.embed.base import Vectors
 
 
 def sentence_texts(conn: Connection, sentence_ids: Iterable[int]) -> list[str]:

@@ -9,15 +9,19 @@ chance. It is recomputed when the space has grown by ``noise_floor_regrow``.
 from __future__ import annotations
 
 import time
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from orma_proxy.config import OrmaConfig
 from orma_proxy.store.connect import Connection
 
+if TYPE_CHECKING:
+    import numpy as np
+
 
 def percentile_floor(vectors: np.ndarray, percentile: float) -> float:
     """The ``percentile`` of pairwise cosine similarities of unit ``vectors``."""
+    import numpy as np
+
     sims = vectors @ vectors.T
     upper = sims[np.triu_indices(len(vectors), k=1)]
     return float(np.percentile(upper, percentile))
@@ -28,6 +32,8 @@ def refresh_floor(conn: Connection, space: str, config: OrmaConfig) -> bool:
 
     Runs as a writer job (inside the write transaction).
     """
+    import numpy as np
+
     row = conn.execute("SELECT embedded FROM space_counts WHERE space = ?", (space,)).fetchone()
     count = int(row[0]) if row else 0
     if count < config.noise_floor_min_sentences:

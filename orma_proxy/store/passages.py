@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from orma_proxy.embed.base import Vectors
 from orma_proxy.store.connect import Connection
 from orma_proxy.store.episodes import SentenceRow
 from orma_proxy.store.keyword_index import KeywordIndex
@@ -25,6 +25,9 @@ from orma_proxy.store.keywords import (
 from orma_proxy.store.postgres import search as pg
 from orma_proxy.store.postgres.connection import is_postgres
 from orma_proxy.store.vectors import INDEX_NEAREST_SQL, NEAREST_SQL, nearest_params
+
+if TYPE_CHECKING:
+    from orma_proxy.embed.base import Vectors
 
 # A channel's ``hits(id, score)`` joined to what a passage shows, best first. The
 # ``s.space`` test is the last isolation check: nothing of another space comes back.

@@ -9,14 +9,15 @@ cosine against the float32 copies in ``sentence_vectors``.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
-import numpy as np
-
-from orma_proxy.embed.base import Vectors
 from orma_proxy.errors import EmbedderMismatchError
 from orma_proxy.store.connect import Connection
 from orma_proxy.store.postgres import vectors as pg
 from orma_proxy.store.postgres.connection import is_postgres
+
+if TYPE_CHECKING:
+    from orma_proxy.embed.base import Vectors
 
 VEC_TABLE = "sentence_vec"
 
@@ -107,6 +108,8 @@ def store_vectors(conn: Connection, rows: list[tuple[int, str]], vectors: Vector
     Runs inside the writer's transaction and re-checks ``embedded = 0`` there,
     so two processes indexing the same pending rows never insert one twice.
     """
+    import numpy as np
+
     if is_postgres(conn):
         return pg.store_vectors(conn, rows, vectors)
     marks = ",".join("?" * len(rows))
@@ -137,6 +140,8 @@ def store_vectors(conn: Connection, rows: list[tuple[int, str]], vectors: Vector
 
 def float_vectors(conn: Connection, ids: Iterable[int]) -> dict[int, Vectors]:
     """The float vectors of these sentences (those embedded so far)."""
+    import numpy as np
+
     wanted = list(ids)
     if not wanted:
         return {}
@@ -150,6 +155,8 @@ def float_vectors(conn: Connection, ids: Iterable[int]) -> dict[int, Vectors]:
 
 def recent_vectors(conn: Connection, space: str, limit: int) -> dict[int, Vectors]:
     """The float vectors of the ``limit`` newest shown sentences of ``space`` (a fixed sample)."""
+    import numpy as np
+
     rows = conn.execute(
         "SELECT v.sentence_id, v.embedding FROM sentence_vectors v "
         "JOIN sentences s ON s.id = v.sentence_id WHERE s.space = ? "
@@ -196,6 +203,8 @@ def nearest_params(
     use_floor: bool,
 ) -> dict[str, object]:
     """The named parameters of ``NEAREST_SQL`` and ``INDEX_NEAREST_SQL``."""
+    import numpy as np
+
     return {
         "q": np.ascontiguousarray(query, dtype=np.float32).tobytes(),
         "kc": k * oversample,

@@ -12,27 +12,34 @@ triggers of migration 0008) and the query's terms, so both sides always agree.
 from __future__ import annotations
 
 import re
+from functools import cache
 
-# Han (with extension A and compatibility ideographs), kana, Hangul syllables and jamo.
-_CJK_RUN = re.compile(
-    "[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u309f\u30a0-\u30ff"
-    "\u31f0-\u31ff\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]+"
-)
 # The SQL function's name, as migration 0008's triggers call it.
 SQL_FUNCTION = "orma_grams"
 
 
+@cache
+def _cjk_run() -> re.Pattern[str]:
+    """A run of Han (with extension A and compatibility ideographs), kana, Hangul syllables
+    and jamo. Compiled on first use: its ranges cost a few ms to compile, and ASCII text
+    (most of what is stored and asked) never needs it."""
+    return re.compile(
+        "[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u309f\u30a0-\u30ff"
+        "\u31f0-\u31ff\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]+"
+    )
+
+
 def has_cjk(text: str) -> bool:
     """Whether ``text`` holds Chinese, Japanese or Korean script (written without spaces)."""
-    return _CJK_RUN.search(text) is not None
+    return not text.isascii() and _cjk_run().search(text) is not None
 
 
 def cjk_grams(text: str | None) -> str:
     """The CJK terms of ``text``, space-separated in order of appearance ("" if none)."""
-    if not text:
+    if not text or text.isascii():
         return ""
     grams: list[str] = []
-    for run in _CJK_RUN.findall(text):
+    for run in _cjk_run().findall(text):
         if len(run) == 1:
             grams.append(run)
         else:

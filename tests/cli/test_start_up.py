@@ -6,6 +6,7 @@ named), in a new process, on a memory holding an embedded note.
 
 from __future__ import annotations
 
+import gc
 import os
 import subprocess
 import sys
@@ -14,8 +15,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from orma_proxy import Memory
 from orma_proxy.cli.app import GROUPS, app, app_for
 from tests.helpers.cli import Orma
+from tests.helpers.embedders import HashingEmbedder
 
 # Run the command in this process as the console script does, then name what it imported.
 _RUN_AND_LIST = """
@@ -26,6 +29,8 @@ try:
     main()
 except SystemExit as done:
     print("exit", done.code)
+import gc
+print("frozen:", gc.get_freeze_count() > 0)
 heavy = (
     "onnxruntime", "onnx", "tokenizers", "huggingface_hub", "uvicorn", "starlette", "mcp",
     "httpx", "dateparser",
@@ -62,12 +67,35 @@ def test_a_command_loads_no_model_and_no_server_unless_it_needs_them(
     assert orma("add", "My dog is called Rex.", "--db", db).exit_code == 0
     out, heavy, light = _loaded(args, db, orma_home)
     assert heavy == "heavy: []", out
+    assert "frozen: True" in out.splitlines(), out  # the start-up heap, out of the collector
     if args == ["--help"]:  # typer and rich alone: no settings, no memory
         assert light == "light: []", out
-    elif args != ["config"]:
+    else:  # nothing is embedded: no numpy (sqlite-vec's package would import it)
+        assert "numpy" not in light and "sqlite_vec" not in light, out
+    if args not in (["--help"], ["config"]):
         wanted = "exit 2" if args[0] == "forget" else "exit 0"  # forget 7: no such state
         assert wanted in out.splitlines(), out
         assert "orma_proxy.memory" in light, out  # it did open the memory
+
+
+@pytest.mark.parametrize("args", [["stats"], ["export"]])
+def test_a_memory_made_with_bge_opens_without_its_files_when_nothing_is_embedded(
+    tmp_path: Path, orma_home: Path, args: list[str]
+) -> None:
+    """The model a database names is looked for when it first embeds: offline, with bge's
+    files nowhere, a command that embeds nothing still runs, without huggingface_hub."""
+    db = tmp_path / "memory.db"
+    with Memory(path=db, embedder=HashingEmbedder(384, "BAAI/bge-small-en-v1.5")) as mem:
+        mem.add("My dog is called Rex.")
+    out, heavy, _ = _loaded(args, db, orma_home)
+    assert "exit 0" in out.splitlines(), out
+    assert heavy == "heavy: []", out
+
+
+def test_a_command_run_in_a_hosts_process_leaves_its_collector_alone(orma: Orma) -> None:
+    before = gc.get_freeze_count()
+    assert orma("config").exit_code == 0
+    assert gc.get_freeze_count() == before
 
 
 def test_main_builds_only_the_command_named() -> None:

@@ -105,8 +105,9 @@ def test_asking_for_bge_without_the_hub_is_a_clear_error(
     monkeypatch.setenv("HF_ENDPOINT", closed_port)
     config = OrmaConfig(home=tmp_path, embed_model="BAAI/bge-small-en-v1.5")
     start = time.monotonic()
+    embedder = load_embedder(config)  # named: its files are looked for when it first embeds
     with pytest.raises(ModelUnavailableError, match=r"bge-small-en-v1\.5 .*cannot be reached"):
-        load_embedder(config)
+        embedder.embed(["hello"])
     assert time.monotonic() - start < NEVER_HANGS_SECONDS
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from orma_proxy import Memory, OrmaConfig
 from orma_proxy.errors import NotAnOrmaDatabaseError, SchemaTooNewError, StoreError
-from orma_proxy.store.connect import open_sync
+from orma_proxy.store.connect import open_sync, sqlite_vec_path
 from orma_proxy.store.migrate import load_migrations
 from tests.helpers.embedders import HashingEmbedder
 from tests.helpers.rawdb import scalar
@@ -161,3 +161,16 @@ def test_opening_takes_no_write_lock_so_a_long_write_elsewhere_does_not_block_it
         writer.execute("ROLLBACK")
     finally:
         writer.close()
+
+
+def test_sqlite_vec_is_loaded_from_where_its_package_says(tmp_path: Path) -> None:
+    """The extension is found without importing ``sqlite_vec`` (whose ``__init__`` imports
+    numpy), at the path the package itself names, and it works."""
+    import sqlite_vec
+
+    assert sqlite_vec_path() == Path(sqlite_vec.loadable_path())
+    conn = open_sync(tmp_path / "vec.db", busy_timeout_ms=1000)
+    try:
+        assert conn.execute("SELECT vec_version()").fetchone()[0].startswith("v")
+    finally:
+        conn.close()

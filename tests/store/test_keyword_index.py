@@ -10,7 +10,8 @@ import pytest
 
 from orma_proxy import AsyncMemory, OrmaConfig
 from orma_proxy.store.connect import open_sync
-from orma_proxy.store.keyword_index import KeywordIndex, SpaceKeywords
+from orma_proxy.store.keyword_index import KeywordIndex
+from orma_proxy.store.keyword_postings import SpaceKeywords
 from orma_proxy.store.keywords import BM25_SQL, bm25_params, query_terms
 from tests.helpers.embedders import HashingEmbedder
 

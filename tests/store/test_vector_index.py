@@ -12,7 +12,8 @@ from orma_proxy import AsyncMemory, OrmaConfig
 from orma_proxy.embed.onnx import OnnxEmbedder
 from orma_proxy.store import Reader
 from orma_proxy.store.connect import open_sync
-from orma_proxy.store.vector_index import SpaceVectors, VectorIndex, pack_bits, quantise
+from orma_proxy.store.space_vectors import SpaceVectors, pack_bits, quantise
+from orma_proxy.store.vector_index import VectorIndex
 from orma_proxy.store.vectors import nearest
 from tests.helpers.embedders import HashingEmbedder
 from tests.helpers.rawdb import reading

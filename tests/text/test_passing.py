@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from orma_proxy.text.passing import passing
+from orma_proxy.text.lasting import passing
 
 
 @pytest.mark.parametrize(

@@ -19,8 +19,6 @@ import struct
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-import numpy as np
-
 from orma_proxy.config import safe_url
 from orma_proxy.errors import StoreError
 from orma_proxy.store.postgres.dialect import Params, translate
@@ -165,6 +163,7 @@ def connect(url: str, *, application_name: str = "orma") -> PgConnection:
 
 def register_vector(raw: Any) -> None:
     """Load ``vector`` values as float32 bytes, and dump numpy arrays as ``vector``."""
+    import numpy as np
     from psycopg.adapt import Dumper, Loader
     from psycopg.pq import Format
     from psycopg.types import TypeInfo

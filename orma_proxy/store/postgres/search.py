@@ -13,14 +13,17 @@ channel's candidates come from ``vectors.candidates``, bound as two arrays.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from orma_proxy.embed.base import Vectors
 from orma_proxy.store.keywords import MAX_TERMS, query_terms
 from orma_proxy.store.postgres.connection import PgConnection
 from orma_proxy.store.postgres.vectors import candidates
 from orma_proxy.text.grams import query_grams
+
+if TYPE_CHECKING:
+    from orma_proxy.embed.base import Vectors
 
 # BM25 as FTS5 computes it (k1 = 1.2, b = 0.75, an IDF under 1e-6 raised to it), over the
 # space's sentences: each query lexeme's postings (migration 0004: its count in each sentence

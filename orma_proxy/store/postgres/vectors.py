@@ -21,10 +21,12 @@ them. An exact scan costs ~1.5 ms per thousand vectors, HNSW ~2-6 ms at any size
 
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING
 
-from orma_proxy.embed.base import Vectors
 from orma_proxy.store.postgres.connection import PgConnection
+
+if TYPE_CHECKING:
+    from orma_proxy.embed.base import Vectors
 
 # pgvector caps hnsw.ef_search at 1000; 40 is its default.
 _EF_MIN, _EF_MAX = 40, 1000
@@ -80,6 +82,8 @@ def drop_vectors(conn: PgConnection) -> None:
 
 def store_vectors(conn: PgConnection, rows: list[tuple[int, str]], vectors: Vectors) -> int:
     """Write vectors for (sentence id, space) rows still pending; how many were new."""
+    import numpy as np
+
     ids = [sid for sid, _ in rows]
     found = conn.execute(
         "SELECT id FROM sentences WHERE embedded = 0 AND id = ANY(?)", (ids,)
@@ -115,6 +119,8 @@ def candidates(
     Never fewer than the space holds, up to ``count`` (see the module's docstring);
     ``ef_floor``: HNSW's ``ef_search`` for a space alone in the table, at least ``count``.
     """
+    import numpy as np
+
     row = conn.execute(
         "SELECT embedded, (SELECT sum(embedded) FROM space_counts) FROM space_counts "
         "WHERE space = ?",
