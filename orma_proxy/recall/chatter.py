@@ -85,6 +85,7 @@ _ADDRESSING = frozenset(
     afternoon evening night sorry congrats congratulations""".split()  # noqa: SIM905
 )
 _NAME = re.compile(r"[A-Z][\w'’-]*")
+_VOCATIVE = re.compile(r",\s*([\w'’-]+)\s*[!.]*\s*$")
 # A line of the memory block, as the block writes it (Sutra or classic): a model that
 # copies one into its reply is quoting memory, not saying something new.
 _MEMORY_LINE = re.compile(
@@ -120,11 +121,27 @@ _OFFER = re.compile(
 _WISH = re.compile(
     r"^\W*(?:(?:i|we)\s+(?:really\s+|truly\s+|sincerely\s+)?(?:hope|wish|trust)\b"
     r"|(?:have|enjoy)\s+(?:a|an|your|the)\b|(?:good|best of) luck\b|take care\b"
-    r"|all the best\b|best wishes\b|stay (?:safe|well|healthy)\b"
+    r"|all the best\b|best wishes\b|stay (?:safe|well|healthy)\b|happy\s+\w+ing\b"
     r"|(?:i'm|i am|we're|we are)\s+(?:so\s+|really\s+)?(?:glad|happy|pleased)\s+"
-    r"(?:to|that|i|you|it)\b)",
+    r"(?:to|that|i|you|it)\b"
+    # sympathy and apology formulas: "I'm so sorry to hear that", "Sorry for the confusion"
+    r"|(?:i'm|i am|we're|we are)?\s*(?:so\s+|really\s+|very\s+|truly\s+)?sorry\s+"
+    r"(?:to hear|for (?:the|any|that|my)|about (?:the|any|that))\b"
+    # "It's always a pleasure to help", "Greetings, it's my pleasure to ..."
+    r"|(?:[\w ]+,\s*)?it(?:'s| is)\s+(?:always\s+)?(?:a|my|our)\s+pleasure\b)",
     re.IGNORECASE,
 )
+# The assistant on itself: "I'm a helpful assistant", "As a chatbot designed to assist users,
+# I ...", "My name is Kiri, and I'll be here to help": what it is, no memory of anyone.
+_SELF = re.compile(
+    r"\b(?:(?:an?|your|helpful|friendly)\s+(?:\w+\s+)?(?:assistant|chatbot|ai)\b"
+    r"|as\s+(?:an?\s+)?(?:ai|chatbot|language model|assistant)\b"
+    r"|(?:designed|trained|programmed|here)\s+to\s+(?:help|assist|support)\b"
+    r"|(?:continue|keep)\s+(?:assisting|helping)\b)",
+    re.IGNORECASE,
+)
+# Stage directions and list openers: "(smiling)", "*waves*", "Here's a suggested timeline:".
+_ASIDE = re.compile(r"^\s*(?:\([^()]*\)|\*[^*]*\*)\s*[.!]?\s*$|:\s*$")
 # A reaction to what was said: "That's a great idea!", "What a lovely plan.", "Sounds fun!"
 _REACTION = re.compile(
     r"^\W*(?:that(?:'s|’s| is| was| sounds| seems)|this (?:sounds|is)|what an?|how|sounds)\b",
@@ -158,7 +175,11 @@ def is_chatter(text: str) -> bool:
     if len(words) > _VOCATIVE_MAX_WORDS or not _ADDRESSING.intersection(words):
         return False
     # "Thanks, Asha!": filler and a name. A name alone ("Asha.") or with other words is not.
+    # A small model writes the name in lower case: one word addressed after a comma.
     names = {m.lower().replace("’", "'") for m in _NAME.findall(text)}
+    vocative = _VOCATIVE.search(text)
+    if vocative and len(rest) == 1:
+        names.add(vocative[1].lower().replace("’", "'"))
     return all(w in names for w in rest)
 
 
@@ -168,9 +189,13 @@ def is_courtesy(text: str) -> bool:
     Meant for the assistant's sentences: said by a model, they are manners, not
     memories ("Feel free to reach out if you have more questions!").
     """
-    if _marked(text) or _NUMBER.search(text):
+    if _NUMBER.search(text):
         return False
-    if _OFFER.search(text) or _WISH.search(text):
+    if _SELF.search(text) and set(_words(text)) & _FIRST_PERSON:
+        return True  # its own name is no one else's ("I'm Kiri, a helpful assistant")
+    if _marked(text):
+        return False
+    if _OFFER.search(text) or _WISH.search(text) or _ASIDE.search(text):
         return True
     words = _words(text)
     return (

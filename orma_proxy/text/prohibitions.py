@@ -44,7 +44,7 @@ _ENCOURAGING = re.compile(
     r"|be\s+(?:so\s+|too\s+)?(?:afraid|scared|discouraged|hard\s+on\s+yourself)"
     r"|let\s+(?:\w+\s+){0,6}?(?:stop|hold\s+back|get|bring|keep|drag)\s+you\b"
     r"|miss\s+a\s+beat|keep\s+(?:going|it\s+up|pushing|at\s+it|trying|fighting|shining)"
-    r"|stay(?:ing)?\s+(?:strong|positive|motivated|focused))",
+    r"|stay(?:ing)?\s+(?:strong|positive|motivated|focused))\b",  # "quite" is no "quit"
     re.I,
 )
 # A rule as declared (``orma_forbid``, an anti-pattern): a label, then maybe a negation.

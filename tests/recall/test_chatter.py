@@ -174,3 +174,39 @@ def test_a_reply_sharing_one_word_with_a_line_of_the_users_is_not_an_echo() -> N
     said = "Glad you made new friends at the club."
     assert not restates("Just got new boots, too!", said)
     assert restates("So you live in Moss now.", "I moved from Halden to Moss last spring.")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm so sorry to hear about the flooding in your street.",  # sympathy
+        "Sorry for the mix-up earlier.",  # apology
+        "Hello there, it's my pleasure to keep you company.",
+        "As an AI assistant, I try to keep my answers balanced.",  # the assistant on itself
+        "I'm Juniper, a friendly assistant, here to help with your plans.",
+        "(nodding thoughtfully)",  # a stage direction
+        "*waves*",
+        "Here are a few ideas to get you started:",  # a list's opener
+        "Happy gardening!",
+    ],
+)
+def test_a_small_models_manners_are_courtesy(text: str) -> None:
+    assert is_courtesy(text)
+
+
+def test_a_name_in_lower_case_after_a_comma_is_still_addressed() -> None:
+    assert is_chatter("Good evening, tomasz!")
+    assert not is_chatter("Good evening, tomasz moved to Gdynia!")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "She is quite settled in her new flat now.",  # "quite" is no "quit"
+        "I'm sorry but the museum is closed on Mondays, so go on Tuesday.",
+        "The assistant manager at the depot is Priya.",  # not the model on itself
+        "Your flight leaves at 7:40: check in online.",
+    ],
+)
+def test_content_that_shares_their_words_is_not_courtesy(text: str) -> None:
+    assert not is_courtesy(text)
