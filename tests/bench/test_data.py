@@ -34,9 +34,13 @@ def test_every_data_file_is_documented_and_used() -> None:
     assert files == [
         "block_words.json",
         "forgetting_dev.jsonl",
+        "forgetting_dev2.jsonl",
+        "forgetting_dev2_README.md",
         "forgetting_dev_README.md",
         "forgetting_words.json",
         "sleep.jsonl",
+        "smollm2_dev.jsonl",
+        "smollm2_dev_README.md",
     ]
     assert all(f"`{name}`" in readme for name in files)
     assert "`heldout/`" in readme
