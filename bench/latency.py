@@ -2,7 +2,7 @@
 
 ``python -m bench.latency [--sizes 10000,100000,1000000s] [--queries 200] [--adds 200]
 [--json] [--backends sqlite,postgresql] [--db postgresql://…] [--vector-cache DIR]
-[--wait-for-cache] [--old-ref main]``
+[--wait-for-cache] [--old-ref main] [--repeats 3]``
 
 A size is notes, or sentences with an ``s`` (the notes holding that many). For each
 size a store is built from ``bench.corpus`` on each backend (SQLite in a temporary
@@ -23,7 +23,8 @@ when no URL is given: ``bench/backends.py``), then:
   id and counting ties with the exact 10th (the corpus repeats sentences);
 - serving: ``bench/search_worker.py`` processes open the SQLite store as a proxy
   would, this checkout's and with ``--old-ref`` another ref's code, taking turns
-  query by query: search latency, recall and each one's peak RSS;
+  query by query: search latency, recall and each one's peak RSS (with ``--repeats``,
+  each query's fastest time too, and the load average around the timing);
 - add: durable ``add()`` on the built store, one at a time with the indexer
   idle in between (a user's next note comes seconds later), under
   ``synchronous=FULL`` (the default) and ``NORMAL`` for comparison (SQLite's
@@ -148,6 +149,7 @@ class Options:
     old: Path | None
     old_ref: str | None
     wait_for_cache: bool
+    repeats: int = 1
 
 
 async def measure_size(
@@ -203,6 +205,7 @@ async def measure_size(
         exact.recall,
         options.old,
         options.old_ref,
+        options.repeats,
     )
     del exact
     extra = corpus.notes(2 * options.adds, seed=corpus.DEFAULT_SEED + ADD_SEED_OFFSET)
@@ -255,6 +258,7 @@ async def run(
     vector_cache: Path,
     old_ref: str | None,
     wait_for_cache: bool = False,
+    repeats: int = 1,
 ) -> Report:
     embedder = await asyncio.to_thread(load_embedder, OrmaConfig())
     max_chars = OrmaConfig().max_sentence_chars
@@ -272,6 +276,7 @@ async def run(
             old=stack.enter_context(old_tree(old_ref)),
             old_ref=old_ref,
             wait_for_cache=wait_for_cache,
+            repeats=repeats,
         )
         server = stack.enter_context(postgres_server(db)) if POSTGRES in backends else None
         for size in sizes:
@@ -346,6 +351,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="a git ref whose orma_proxy also serves the SQLite store, query by query "
         "with this checkout's (old vs new in one run)",
     )
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        default=1,
+        help="the serving processes search each query this many times; the fastest "
+        "time is reported beside the first (a shared machine's preemptions filtered out)",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON instead of Markdown")
     return parser.parse_args(argv)
 
@@ -369,6 +381,7 @@ def main(argv: list[str] | None = None) -> None:
             args.vector_cache,
             args.old_ref,
             args.wait_for_cache,
+            args.repeats,
         )
     )
     print(json.dumps(asdict(report), indent=2) if args.json else render(report))

@@ -60,6 +60,10 @@ class Served:
     recall: Recall
     peak_rss: int
     held: bool
+    load: tuple[float, float]  # load average as the timing started and ended
+    repeats: int  # searches of each query; ``fastest`` keeps the fastest of them
+    fastest: Quantiles
+    fastest_no_embed: Quantiles
 
 
 @dataclass(frozen=True)
@@ -140,13 +144,16 @@ def render(report: Report) -> str:
             "as a proxy does and holds the space's vectors; old and new code take turns "
             "query by query):",
             "",
-            "| size | code | search | search, no embedding | recall@10 | peak RSS | held |",
-            "|---|---|---:|---:|---:|---:|---|",
+            "| size | code | search | search, no embedding | fastest of n: search | "
+            "no embedding | load average | recall@10 | peak RSS | held |",
+            "|---|---|---:|---:|---:|---:|---|---:|---:|---|",
         ]
         for r, s in served:
             lines.append(
                 f"| {r.asked} | {s.label} | {s.search.cell()} | {s.search_no_embed.cell()} | "
-                f"{_recall(s.recall)} | {s.peak_rss / 1e9:.2f} GB | {s.held} |"
+                f"n = {s.repeats}: {s.fastest.cell()} | {s.fastest_no_embed.cell()} | "
+                f"{s.load[0]:.2f} -> {s.load[1]:.2f} | {_recall(s.recall)} | "
+                f"{s.peak_rss / 1e9:.2f} GB | {s.held} |"
             )
     names = list(report.results[0].split) if report.results else []
     lines += [
