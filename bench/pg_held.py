@@ -1,6 +1,7 @@
 """PostgreSQL's search channels against the held indexes' arrays, built from the same rows.
 
-``python -m bench.pg_held [--notes 100000] [--queries 200] [--db URL] [--pgdata DIR] [--json]``
+``python -m bench.pg_held [--notes 100000] [--queries 200] [--db URL] [--pgdata DIR]
+[--ef-search 200] [--json]``
 
 What issue 31's "PostgreSQL keeps pace" would gain if the held indexes that serve
 SQLite (``store/keyword_index.py``'s ``SpaceKeywords``, ``store/vector_index.py``'s
@@ -14,7 +15,8 @@ query at a time, ``REPEATS`` times in turns:
   ``sentence_terms``, rows joined) against ``SpaceKeywords.top`` over the same
   postings (the query's lexemes from PostgreSQL's own ``to_tsvector``, one trip),
   its hits joined to their rows by the same statement the vector channel uses;
-- vectors: the search's PostgreSQL channel (HNSW, ``nearest_passages``) against
+- vectors: the search's PostgreSQL channel (HNSW, ``nearest_passages``; its
+  ``ef_search`` the config's ``vector_ef_search`` or ``--ef-search``) against
   ``SpaceVectors.nearest`` (the config's candidate share, int8 re-rank), its hits
   scored again on the float vectors and joined; recall@10 of both against exact.
 
@@ -96,6 +98,7 @@ class Result:
     recall_pg: Recall
     recall_held: Recall
     load: tuple[float, float]
+    ef_search: int
 
 
 def _server(db: str | None, pgdata: Path) -> str:
@@ -207,8 +210,10 @@ def _channel(
     )
 
 
-def measure(url: str, notes: int, query_count: int) -> Result:
+def measure(url: str, notes: int, query_count: int, ef_search: int | None = None) -> Result:
     config = OrmaConfig()
+    if ef_search is not None:
+        config = config.model_copy(update={"vector_ef_search": ef_search})
     k = config.search_k
     conn = connect(url, application_name="bench-pg-held")
     try:
@@ -274,6 +279,7 @@ def measure(url: str, notes: int, query_count: int) -> Result:
         recall["pg"],
         recall["held"],
         (load_before, load_after),
+        config.vector_ef_search,
     )
 
 
@@ -300,7 +306,8 @@ def render(r: Result, command: str) -> str:
             *row("vectors", r.vectors),
             "",
             f"- keyword top-k sets the same: {r.same_top_k}/{r.keyword_queries}.",
-            f"- vector recall@10 id / ties: PostgreSQL {r.recall_pg.ids:.3f} / "
+            f"- vector recall@10 id / ties: PostgreSQL (ef_search {r.ef_search}) "
+            f"{r.recall_pg.ids:.3f} / "
             f"{r.recall_pg.ties:.3f}, held {r.recall_held.ids:.3f} / {r.recall_held.ties:.3f}.",
         ]
     )
@@ -312,10 +319,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--db", default=None, help="a PostgreSQL server's URL (its postgres db)")
     parser.add_argument("--pgdata", type=Path, default=DEFAULT_PGDATA)
+    parser.add_argument("--ef-search", type=int, default=None, help="HNSW's ef_search floor")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     url = asyncio.run(_store(_server(args.db, args.pgdata), args.notes))
-    result = measure(url, args.notes, args.queries)
+    result = measure(url, args.notes, args.queries, args.ef_search)
     command = " ".join(["python -m bench.pg_held", *sys.argv[1:]])
     print(json.dumps(asdict(result), indent=2) if args.json else render(result, command))
 
