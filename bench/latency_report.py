@@ -59,6 +59,7 @@ class Served:
     search_no_embed: Quantiles
     recall: Recall
     peak_rss: int
+    rss: int  # resident memory after the timing (the peak is reached while loading)
     held: bool
     load: tuple[float, float]  # load average as the timing started and ended
     repeats: int  # searches of each query; ``fastest`` keeps the fastest of them
@@ -145,7 +146,7 @@ def render(report: Report) -> str:
             "query by query):",
             "",
             "| size | code | search | search, no embedding | fastest of n: search | "
-            "no embedding | load average | recall@10 | peak RSS | held |",
+            "no embedding | load average | recall@10 | peak RSS (after) | held |",
             "|---|---|---:|---:|---:|---:|---|---:|---:|---|",
         ]
         for r, s in served:
@@ -153,7 +154,7 @@ def render(report: Report) -> str:
                 f"| {r.asked} | {s.label} | {s.search.cell()} | {s.search_no_embed.cell()} | "
                 f"n = {s.repeats}: {s.fastest.cell()} | {s.fastest_no_embed.cell()} | "
                 f"{s.load[0]:.2f} -> {s.load[1]:.2f} | {_recall(s.recall)} | "
-                f"{s.peak_rss / 1e9:.2f} GB | {s.held} |"
+                f"{s.peak_rss / 1e9:.2f} GB ({s.rss / 1e9:.2f}) | {s.held} |"
             )
     names = list(report.results[0].split) if report.results else []
     lines += [

@@ -159,6 +159,7 @@ def serve_side_by_side(
                     search_no_embed=Quantiles.of([t[0] for t in mine[False]]),
                     recall=recall_of(found),
                     peak_rss=int(rss["peak_rss"]),
+                    rss=int(rss.get("rss", 0)),
                     held=bool(held[worker.label] and rss["held"]),
                     load=(load_before, load_after),
                     repeats=repeats,
