@@ -17,7 +17,8 @@ when no URL is given: ``bench/backends.py``), then:
 - search: ``AsyncMemory.search`` end to end, warm, one query at a time (a chat turn
   waits for it), with the query embedded and again with its vector replayed, the
   backends taking turns query by query so the machine's noise hits both alike, with
-  the cost of each stage timed on its own (query embedding, BM25, vector k-NN, fetch);
+  the cost of each stage timed on its own (query embedding, then the keyword and the
+  vector channel as the search runs them, hits joined to their rows);
 - recall@10: how much of the exact top-10 (brute-force cosine over every float
   vector of the space, ``bench/exact.py``) the search's k-NN ranks in its top 10, by
   id and counting ties with the exact 10th (the corpus repeats sentences);

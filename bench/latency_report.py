@@ -160,7 +160,7 @@ def render(report: Report) -> str:
     lines += [
         "",
         "Search split, each stage timed on its own (p50 / p95 ms); the end-to-end search "
-        "runs BM25 while the query is embedded:",
+        "runs the keyword channel while the query is embedded:",
         "",
         "| notes | backend | " + " | ".join(names) + " | end to end |",
         "|---:|---|" + "---:|" * (len(names) + 1),

@@ -16,26 +16,18 @@ from typing import Any
 
 from bench.backends import Kept
 from bench.exact import Exact
-from bench.latency_report import POSTGRES, Quantiles, Recall
+from bench.latency_report import Quantiles, Recall
 from bench.search_worker import vector_knn
 from orma_proxy import AsyncMemory
 from orma_proxy.embed.base import Embedder, Vectors, normalise
-from orma_proxy.recall.search import rrf_fuse
 from orma_proxy.store import Reader, execute_fn, open_async
-from orma_proxy.store.connect import Connection
-from orma_proxy.store.episodes import fetch_sentences
-from orma_proxy.store.keywords import BM25_SQL, bm25_params
-from orma_proxy.store.postgres import search as pg_search
-from orma_proxy.store.postgres.vectors import candidates
-from orma_proxy.store.vectors import nearest
+from orma_proxy.store.passages import keyword_passages, nearest_passages
 
 SPACE = "bench"
 # Searches run before timing starts: model, page cache and statement caches warm.
 WARMUP_QUERIES = 20
 RECALL_K = 10
-STAGES = ("query embedding", "BM25", "vector k-NN", "fetch")
-# Passages a search returns (AsyncMemory.search's default k).
-SEARCH_K = 10
+STAGES = ("query embedding", "keyword channel", "vector channel")
 
 
 async def timed(call: Callable[[], Awaitable[Any]]) -> float:
@@ -60,6 +52,7 @@ async def measure_search(
     for mem in mems.values():
         await mem.flush()  # the space's vectors are in memory now, as in a running proxy
         await mem.vector_index.settle()
+        await mem.keyword_index.settle()
     embedder = next(iter(mems.values())).embedder
     vectors = await asyncio.to_thread(embed_queries, embedder, queries)
     kept.vectors = dict(zip(queries, vectors, strict=True))
@@ -79,7 +72,7 @@ async def measure_search(
         }
         for i, query in enumerate(queries[:WARMUP_QUERIES] + queries):
             for name in _turn(list(mems), i):
-                times = await stage_times(readers[name], mems[name], query, name)
+                times = await stage_times(readers[name], mems[name], query)
                 for stage, seconds in times.items():
                     split[name][stage].append(seconds)
     warm = slice(WARMUP_QUERIES, None)
@@ -118,65 +111,36 @@ class reader_of:
             await self._conn.close()
 
 
-async def stage_times(
-    reader: Reader, mem: AsyncMemory, query: str, backend: str
-) -> dict[str, float]:
-    """Each stage of a search on its own, one after the other.
-
-    BM25 and k-NN are the statements the search runs (it wraps each in a join
-    that returns the rows, so it needs no separate fetch); "fetch" is what that
-    join costs when done apart, for the 10 fused winners.
+async def stage_times(reader: Reader, mem: AsyncMemory, query: str) -> dict[str, float]:
+    """Each stage of a search on its own, one after the other: the query's embedding, then
+    each channel as the search runs it, its hits joined to their rows (from the held
+    postings and vectors once this process holds the space, as the search's are).
     """
     config = mem.config
     start = time.perf_counter()
     vector = (await asyncio.to_thread(embed_queries, mem.embedder, [query]))[0]
     embedded = time.perf_counter()
-    lexical = await execute_fn(reader, lambda c: bm25(c, query, config.search_k, backend))
-    lexed = time.perf_counter()
-    if backend == POSTGRES:
-        search: Callable[[Connection], list[tuple[int, float]]] = functools.partial(
-            candidates,
-            query=vector,
-            space=SPACE,
-            count=config.search_k * config.vector_oversample,
-            exact_under=config.vector_exact_under,
-            ef_floor=config.vector_ef_search,
-        )
-    else:
-        await mem.vector_index.catch_up(reader)
-        search = functools.partial(
-            nearest,
-            query=vector,
-            space=SPACE,
-            k=config.search_k,
-            oversample=config.vector_oversample,
-            use_floor=config.enable_similarity_weighting,
-            in_memory=mem.vector_index.use(SPACE),
-        )
-    semantic = (await execute_fn(reader, search))[: config.search_k]
-    searched = time.perf_counter()
-    fused = rrf_fuse([[i for i, _ in lexical], [i for i, _ in semantic]], config.rrf_k)
-    winners = sorted(fused, key=fused.__getitem__)[-SEARCH_K:]
-    await execute_fn(reader, lambda c: fetch_sentences(c, winners, SPACE))
-    fetched = time.perf_counter()
-    return dict(
-        zip(
-            STAGES,
-            (embedded - start, lexed - embedded, searched - lexed, fetched - searched),
-            strict=True,
-        )
+    held = mem.keyword_index if mem.keyword_index.use(SPACE) else None
+    words = functools.partial(
+        keyword_passages, query=query, space=SPACE, k=config.search_k, held=held
     )
-
-
-def bm25(conn: Connection, query: str, k: int, backend: str) -> list[tuple[int, float]]:
-    """The search's BM25 statement alone: (sentence id, score), best first."""
-    if backend == POSTGRES:
-        sql, params = pg_search.KEYWORD_HITS, pg_search.keyword_params(query, SPACE, k)
-    else:
-        sql, params = BM25_SQL, bm25_params(query, SPACE, k)
-    if params is None:
-        return []
-    return [(int(r[0]), float(r[1])) for r in conn.execute(sql, params)]
+    await execute_fn(reader, words)
+    lexed = time.perf_counter()
+    await mem.vector_index.catch_up(reader)
+    near = functools.partial(
+        nearest_passages,
+        query=vector,
+        space=SPACE,
+        k=config.search_k,
+        oversample=config.vector_oversample,
+        use_floor=config.enable_similarity_weighting,
+        in_memory=mem.vector_index.use(SPACE),
+        exact_under=config.vector_exact_under,
+        ef_search=config.vector_ef_search,
+    )
+    await execute_fn(reader, near)
+    searched = time.perf_counter()
+    return dict(zip(STAGES, (embedded - start, lexed - embedded, searched - lexed), strict=True))
 
 
 def embed_queries(embedder: Embedder, queries: list[str]) -> Vectors:
