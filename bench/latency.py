@@ -2,7 +2,7 @@
 
 ``python -m bench.latency [--sizes 10000,100000,1000000s] [--queries 200] [--adds 200]
 [--json] [--backends sqlite,postgresql] [--db postgresql://…] [--vector-cache DIR]
-[--wait-for-cache] [--old-ref main] [--repeats 3]``
+[--wait-for-cache] [--old-ref main] [--repeats 3] [--keep DIR]``
 
 A size is notes, or sentences with an ``s`` (the notes holding that many). For each
 size a store is built from ``bench.corpus`` on each backend (SQLite in a temporary
@@ -65,6 +65,7 @@ from bench.latency_report import (
 )
 from bench.latency_search import (
     RECALL_K,
+    RECALL_QUERIES,
     SPACE,
     embed_queries,
     measure_recall,
@@ -86,8 +87,6 @@ BACKENDS = (SQLITE, POSTGRES)
 DEFAULT_SIZES = (2_000, 10_000)
 DEFAULT_QUERIES = 200
 DEFAULT_ADDS = 200
-# Queries whose vector recall is checked against brute force.
-RECALL_QUERIES = 100
 # Seed offset for the notes added during the add() measurement (not in the corpus).
 ADD_SEED_OFFSET = 7
 
@@ -260,15 +259,18 @@ async def run(
     old_ref: str | None,
     wait_for_cache: bool = False,
     repeats: int = 1,
+    keep: Path | None = None,
 ) -> Report:
     embedder = await asyncio.to_thread(load_embedder, OrmaConfig())
     max_chars = OrmaConfig().max_sentence_chars
     load_before = load_average()
     results = []
     with ExitStack() as stack:
-        tmp = Path(
-            stack.enter_context(tempfile.TemporaryDirectory(prefix="orma-bench-", dir=where))
-        )
+        if keep is not None:  # the stores stay, for ``python -m bench.latency_workers``
+            tmp = keep
+        else:
+            temporary = tempfile.TemporaryDirectory(prefix="orma-bench-", dir=where)
+            tmp = Path(stack.enter_context(temporary))
         options = Options(
             queries=corpus.queries(query_count),
             adds=adds,
@@ -359,6 +361,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="the serving processes search each query this many times; the fastest "
         "time is reported beside the first (a shared machine's preemptions filtered out)",
     )
+    parser.add_argument(
+        "--keep",
+        type=Path,
+        default=None,
+        help="build the stores in this new folder and keep them: "
+        "python -m bench.latency_workers DIR/n<notes> serves one again",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON instead of Markdown")
     return parser.parse_args(argv)
 
@@ -371,6 +380,10 @@ def main(argv: list[str] | None = None) -> None:
     backends = [b.strip() for b in args.backends.split(",")] if args.backends else default
     if SQLITE not in backends or not set(backends) <= set(BACKENDS):
         raise SystemExit(f"--backends: sqlite, and optionally postgresql (got {args.backends})")
+    if args.keep is not None:
+        args.keep.mkdir(parents=True, exist_ok=True)
+        if any(args.keep.iterdir()):
+            raise SystemExit(f"--keep {args.keep}: not empty")
     report = asyncio.run(
         run(
             sizes,
@@ -383,6 +396,7 @@ def main(argv: list[str] | None = None) -> None:
             args.old_ref,
             args.wait_for_cache,
             args.repeats,
+            args.keep,
         )
     )
     print(json.dumps(asdict(report), indent=2) if args.json else render(report))

@@ -27,6 +27,8 @@ SPACE = "bench"
 # Searches run before timing starts: model, page cache and statement caches warm.
 WARMUP_QUERIES = 20
 RECALL_K = 10
+# Queries whose vector recall is checked against brute force.
+RECALL_QUERIES = 100
 STAGES = ("query embedding", "keyword channel", "vector channel")
 
 

@@ -5,10 +5,15 @@ would and holds the space's vectors; with ``--old-ref`` a second one runs anothe
 commit's ``orma_proxy`` and migrations (exported with ``git archive``, beside this
 checkout's ``bench``) on the same file. The bench sends each query to both, the first of each pair
 alternating, so the machine's noise hits both alike; each reports its own peak RSS.
+
+``python -m bench.latency_workers DIR/n<notes> [--queries 200] [--repeats 3] [--old-ref REF]``
+serves a store that ``bench.latency --keep DIR`` built and kept, again: the serving
+figures alone, in minutes where building a million sentences takes a quarter of an hour.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import shutil
@@ -23,7 +28,9 @@ from pathlib import Path
 from typing import IO, Any
 
 from bench import corpus
-from bench.latency_report import Quantiles, Recall, Served
+from bench.exact import Exact
+from bench.latency_report import Quantiles, Recall, Served, served_table
+from bench.latency_search import RECALL_K, RECALL_QUERIES, SPACE, embed_queries
 from bench.vector_cache import distinct_sentences
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -168,3 +175,40 @@ def serve_side_by_side(
                 )
             )
         return served
+
+
+def main(argv: list[str] | None = None) -> None:
+    from orma_proxy import OrmaConfig
+    from orma_proxy.embed.models import load_embedder
+    from orma_proxy.store.connect import open_sync
+
+    parser = argparse.ArgumentParser(prog="python -m bench.latency_workers", description=__doc__)
+    parser.add_argument("folder", type=Path, help="a size's folder under bench.latency --keep")
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument("--old-ref", default=None)
+    args = parser.parse_args(argv)
+    db, home = args.folder / "memory.db", args.folder / "home"
+    if not db.exists():
+        raise SystemExit(f"{db}: no store (build one with python -m bench.latency --keep)")
+    queries = corpus.queries(args.queries)
+    config = OrmaConfig()
+    recall_queries = queries[:RECALL_QUERIES]
+    vectors = embed_queries(load_embedder(config), recall_queries)
+    conn = open_sync(db, busy_timeout_ms=config.busy_timeout_ms, read_only=True)
+    try:
+        exact = Exact.of_space(conn, SPACE, vectors, RECALL_K)
+        sentences = int(conn.execute("SELECT count(*) FROM sentences").fetchone()[0])
+    finally:
+        conn.close()
+    with old_tree(args.old_ref) as old:
+        served = serve_side_by_side(
+            db, home, SPACE, queries, recall_queries, exact.recall, old, args.old_ref, args.repeats
+        )
+    command = " ".join(["python -m bench.latency_workers", *sys.argv[1:]])
+    size = f"{sentences:,} sentences"
+    print("\n".join([f"`{command}`", "", *served_table([(size, s) for s in served])]))
+
+
+if __name__ == "__main__":
+    main()
