@@ -24,8 +24,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from bench import corpus
-from bench.latency import SPACE, bench_config, build_store, load_average, timed
+from bench.latency import bench_config, build_store, load_average
 from bench.latency_report import Quantiles
+from bench.latency_search import SPACE, timed
 from orma_proxy import AsyncMemory, OrmaConfig
 from orma_proxy.embed.models import load_embedder
 

@@ -26,7 +26,8 @@ from contextlib import AsyncExitStack
 from pathlib import Path
 
 from bench import corpus
-from bench.latency import ADD_SEED_OFFSET, SPACE, bench_config
+from bench.latency import ADD_SEED_OFFSET, bench_config
+from bench.latency_search import SPACE
 from orma_proxy import AsyncMemory, OrmaConfig
 from orma_proxy.embed.models import load_embedder
 

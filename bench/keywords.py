@@ -31,8 +31,9 @@ from pathlib import Path
 from typing import Any
 
 from bench import corpus
-from bench.latency import SPACE, bench_config, build_store
+from bench.latency import bench_config, build_store
 from bench.latency_report import Quantiles
+from bench.latency_search import SPACE
 from orma_proxy.embed.base import Vectors
 from orma_proxy.store.connect import Connection, open_sync
 from orma_proxy.store.keyword_index import KeywordIndex

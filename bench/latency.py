@@ -2,7 +2,7 @@
 
 ``python -m bench.latency [--sizes 10000,100000,1000000s] [--queries 200] [--adds 200]
 [--json] [--backends sqlite,postgresql] [--db postgresql://…] [--vector-cache DIR]
-[--wait-for-cache] [--old-ref main]``
+[--wait-for-cache] [--old-ref main] [--repeats 3] [--keep DIR]``
 
 A size is notes, or sentences with an ``s`` (the notes holding that many). For each
 size a store is built from ``bench.corpus`` on each backend (SQLite in a temporary
@@ -17,13 +17,15 @@ when no URL is given: ``bench/backends.py``), then:
 - search: ``AsyncMemory.search`` end to end, warm, one query at a time (a chat turn
   waits for it), with the query embedded and again with its vector replayed, the
   backends taking turns query by query so the machine's noise hits both alike, with
-  the cost of each stage timed on its own (query embedding, BM25, vector k-NN, fetch);
+  the cost of each stage timed on its own (query embedding, then the keyword and the
+  vector channel as the search runs them, hits joined to their rows);
 - recall@10: how much of the exact top-10 (brute-force cosine over every float
   vector of the space, ``bench/exact.py``) the search's k-NN ranks in its top 10, by
   id and counting ties with the exact 10th (the corpus repeats sentences);
 - serving: ``bench/search_worker.py`` processes open the SQLite store as a proxy
   would, this checkout's and with ``--old-ref`` another ref's code, taking turns
-  query by query: search latency, recall and each one's peak RSS;
+  query by query: search latency, recall and each one's peak RSS (with ``--repeats``,
+  each query's fastest time too, and the load average around the timing);
 - add: durable ``add()`` on the built store, one at a time with the indexer
   idle in between (a user's next note comes seconds later), under
   ``synchronous=FULL`` (the default) and ``NORMAL`` for comparison (SQLite's
@@ -44,12 +46,11 @@ import platform
 import resource
 import sys
 import tempfile
-import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from contextlib import AsyncExitStack, ExitStack
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from bench import corpus
 from bench.backends import Kept, ReplayEmbedder, fresh_database, postgres_server
@@ -58,41 +59,34 @@ from bench.latency_report import (
     POSTGRES,
     SQLITE,
     Quantiles,
-    Recall,
     Report,
     SizeResult,
     render,
 )
+from bench.latency_search import (
+    RECALL_K,
+    RECALL_QUERIES,
+    SPACE,
+    embed_queries,
+    measure_recall,
+    measure_search,
+    reader_of,
+    timed,
+)
 from bench.latency_workers import Size, old_tree, parse_size, serve_side_by_side
-from bench.search_worker import vector_knn
 from bench.vector_cache import DEFAULT_DIR, VectorCache, notes_distinct
 from orma_proxy import AsyncMemory, OrmaConfig
-from orma_proxy.embed.base import Embedder, Vectors, normalise
+from orma_proxy.embed.base import Embedder
 from orma_proxy.embed.models import load_embedder
-from orma_proxy.recall.search import rrf_fuse
-from orma_proxy.store import Reader, execute_fn, open_async
-from orma_proxy.store.connect import Connection
+from orma_proxy.store import execute_fn
 from orma_proxy.store.database import Database
-from orma_proxy.store.episodes import NewEpisode, fetch_sentences, insert_episode
-from orma_proxy.store.keywords import BM25_SQL, bm25_params
-from orma_proxy.store.postgres import search as pg_search
-from orma_proxy.store.postgres.vectors import candidates
-from orma_proxy.store.vectors import nearest
+from orma_proxy.store.episodes import NewEpisode, insert_episode
 from orma_proxy.text.segment import split_sentences
 
-SPACE = "bench"
 BACKENDS = (SQLITE, POSTGRES)
 DEFAULT_SIZES = (2_000, 10_000)
 DEFAULT_QUERIES = 200
 DEFAULT_ADDS = 200
-# Searches run before timing starts: model, page cache and statement caches warm.
-WARMUP_QUERIES = 20
-# Queries whose vector recall is checked against brute force.
-RECALL_QUERIES = 100
-RECALL_K = 10
-STAGES = ("query embedding", "BM25", "vector k-NN", "fetch")
-# Passages a search returns (AsyncMemory.search's default k).
-SEARCH_K = 10
 # Seed offset for the notes added during the add() measurement (not in the corpus).
 ADD_SEED_OFFSET = 7
 
@@ -102,13 +96,6 @@ Synchronous = Literal["FULL", "NORMAL"]
 def bench_config(folder: Path, synchronous: Synchronous = "FULL") -> OrmaConfig:
     """Defaults, with the data in ``folder``."""
     return OrmaConfig(home=folder / "home", db_path=folder / "memory.db", synchronous=synchronous)
-
-
-async def timed(call: Callable[[], Awaitable[Any]]) -> float:
-    """Seconds ``call()`` took."""
-    start = time.perf_counter()
-    await call()
-    return time.perf_counter() - start
 
 
 async def build_store(config: OrmaConfig, embedder: Embedder, notes: list[corpus.Note]) -> None:
@@ -132,157 +119,6 @@ async def build_store(config: OrmaConfig, embedder: Embedder, notes: list[corpus
             await asyncio.gather(*(db.writer.execute_write_fn(job) for job in jobs))
     finally:
         await db.close()
-
-
-async def measure_search(
-    mems: dict[str, AsyncMemory], queries: list[str], kept: Kept
-) -> dict[str, tuple[Quantiles, Quantiles, dict[str, Quantiles]]]:
-    """End-to-end search latency of each backend, with and without query embedding, then
-    each stage on its own.
-
-    The backends take turns query by query, the first of each pair alternating.
-    Without embedding, the query's vector is replayed from ``kept`` (embedded before).
-    """
-    for query in queries[:WARMUP_QUERIES]:
-        for mem in mems.values():
-            await mem.search(query, space=SPACE)
-    for mem in mems.values():
-        await mem.flush()  # the space's vectors are in memory now, as in a running proxy
-        await mem.vector_index.settle()
-    embedder = next(iter(mems.values())).embedder
-    vectors = await asyncio.to_thread(embed_queries, embedder, queries)
-    kept.vectors = dict(zip(queries, vectors, strict=True))
-    total: dict[str, list[float]] = {name: [] for name in mems}
-    bare: dict[str, list[float]] = {name: [] for name in mems}
-    for i, query in enumerate(queries):
-        for name in _turn(list(mems), i):
-            search = functools.partial(mems[name].search, query, space=SPACE)
-            total[name].append(await timed(search))
-            kept.open = True
-            bare[name].append(await timed(search))
-            kept.open = False
-    split: dict[str, dict[str, list[float]]] = {n: {s: [] for s in STAGES} for n in mems}
-    async with AsyncExitStack() as stack:
-        readers = {
-            name: await stack.enter_async_context(_reader(mem)) for name, mem in mems.items()
-        }
-        for i, query in enumerate(queries[:WARMUP_QUERIES] + queries):
-            for name in _turn(list(mems), i):
-                times = await stage_times(readers[name], mems[name], query, name)
-                for stage, seconds in times.items():
-                    split[name][stage].append(seconds)
-    warm = slice(WARMUP_QUERIES, None)
-    return {
-        name: (
-            Quantiles.of(total[name]),
-            Quantiles.of(bare[name]),
-            {s: Quantiles.of(t[warm]) for s, t in split[name].items()},
-        )
-        for name in mems
-    }
-
-
-def _turn(names: list[str], i: int) -> list[str]:
-    """The backends in the order of turn ``i``: each goes first every other turn."""
-    return names if i % 2 == 0 else names[::-1]
-
-
-class _reader:
-    """A reader of the bench's own on ``mem``'s database, with the search's in-memory k-NN."""
-
-    def __init__(self, mem: AsyncMemory) -> None:
-        self._mem = mem
-        self._conn: Reader | None = None
-
-    async def __aenter__(self) -> Reader:
-        config = self._mem.config
-        self._conn = await open_async(
-            self._mem.location, busy_timeout_ms=config.busy_timeout_ms, read_only=True
-        )
-        await self._mem.vector_index.register(self._conn)  # as the proxy's (SQLite only)
-        return self._conn
-
-    async def __aexit__(self, *_exc: object) -> None:
-        if self._conn is not None:
-            await self._conn.close()
-
-
-async def stage_times(
-    reader: Reader, mem: AsyncMemory, query: str, backend: str
-) -> dict[str, float]:
-    """Each stage of a search on its own, one after the other.
-
-    BM25 and k-NN are the statements the search runs (it wraps each in a join
-    that returns the rows, so it needs no separate fetch); "fetch" is what that
-    join costs when done apart, for the 10 fused winners.
-    """
-    config = mem.config
-    start = time.perf_counter()
-    vector = (await asyncio.to_thread(embed_queries, mem.embedder, [query]))[0]
-    embedded = time.perf_counter()
-    lexical = await execute_fn(reader, lambda c: bm25(c, query, config.search_k, backend))
-    lexed = time.perf_counter()
-    if backend == POSTGRES:
-        search: Callable[[Connection], list[tuple[int, float]]] = functools.partial(
-            candidates,
-            query=vector,
-            space=SPACE,
-            count=config.search_k * config.vector_oversample,
-            exact_under=config.vector_exact_under,
-            ef_floor=config.vector_ef_search,
-        )
-    else:
-        await mem.vector_index.catch_up(reader)
-        search = functools.partial(
-            nearest,
-            query=vector,
-            space=SPACE,
-            k=config.search_k,
-            oversample=config.vector_oversample,
-            use_floor=config.enable_similarity_weighting,
-            in_memory=mem.vector_index.use(SPACE),
-        )
-    semantic = (await execute_fn(reader, search))[: config.search_k]
-    searched = time.perf_counter()
-    fused = rrf_fuse([[i for i, _ in lexical], [i for i, _ in semantic]], config.rrf_k)
-    winners = sorted(fused, key=fused.__getitem__)[-SEARCH_K:]
-    await execute_fn(reader, lambda c: fetch_sentences(c, winners, SPACE))
-    fetched = time.perf_counter()
-    return dict(
-        zip(
-            STAGES,
-            (embedded - start, lexed - embedded, searched - lexed, fetched - searched),
-            strict=True,
-        )
-    )
-
-
-def bm25(conn: Connection, query: str, k: int, backend: str) -> list[tuple[int, float]]:
-    """The search's BM25 statement alone: (sentence id, score), best first."""
-    if backend == POSTGRES:
-        sql, params = pg_search.KEYWORD_HITS, pg_search.keyword_params(query, SPACE, k)
-    else:
-        sql, params = BM25_SQL, bm25_params(query, SPACE, k)
-    if params is None:
-        return []
-    return [(int(r[0]), float(r[1])) for r in conn.execute(sql, params)]
-
-
-def embed_queries(embedder: Embedder, queries: list[str]) -> Vectors:
-    vectors: Vectors = normalise(embedder.embed(queries))
-    return vectors
-
-
-async def measure_recall(mem: AsyncMemory, exact: Exact) -> Recall:
-    """Share of the exact top-10 in the top 10 of the search's k-NN.
-
-    The k-NN runs as the search runs it (``search_k`` hits from ``search_k *
-    vector_oversample`` candidates); the noise floor is off, as it is a filter on
-    purpose, not an approximation.
-    """
-    async with _reader(mem) as reader:
-        found = [await vector_knn(mem, reader, v, SPACE, RECALL_K) for v in exact.queries]
-    return exact.recall(found)
 
 
 async def measure_adds(
@@ -313,6 +149,7 @@ class Options:
     old: Path | None
     old_ref: str | None
     wait_for_cache: bool
+    repeats: int = 1
 
 
 async def measure_size(
@@ -354,7 +191,7 @@ async def measure_size(
         sentences = {name: (await mem.stats(SPACE)).sentences for name, mem in mems.items()}
         searched = await measure_search(mems, queries, kept)
         vectors_q = await asyncio.to_thread(embed_queries, embedder, queries[:RECALL_QUERIES])
-        async with _reader(mems[SQLITE]) as reader:
+        async with reader_of(mems[SQLITE]) as reader:
             truth = functools.partial(Exact.of_space, space=SPACE, queries=vectors_q, k=RECALL_K)
             exact = await execute_fn(reader, truth)
         recall = {name: await measure_recall(mem, exact) for name, mem in mems.items()}
@@ -368,6 +205,7 @@ async def measure_size(
         exact.recall,
         options.old,
         options.old_ref,
+        options.repeats,
     )
     del exact
     extra = corpus.notes(2 * options.adds, seed=corpus.DEFAULT_SEED + ADD_SEED_OFFSET)
@@ -420,15 +258,19 @@ async def run(
     vector_cache: Path,
     old_ref: str | None,
     wait_for_cache: bool = False,
+    repeats: int = 1,
+    keep: Path | None = None,
 ) -> Report:
     embedder = await asyncio.to_thread(load_embedder, OrmaConfig())
     max_chars = OrmaConfig().max_sentence_chars
     load_before = load_average()
     results = []
     with ExitStack() as stack:
-        tmp = Path(
-            stack.enter_context(tempfile.TemporaryDirectory(prefix="orma-bench-", dir=where))
-        )
+        if keep is not None:  # the stores stay, for ``python -m bench.latency_workers``
+            tmp = keep
+        else:
+            temporary = tempfile.TemporaryDirectory(prefix="orma-bench-", dir=where)
+            tmp = Path(stack.enter_context(temporary))
         options = Options(
             queries=corpus.queries(query_count),
             adds=adds,
@@ -437,6 +279,7 @@ async def run(
             old=stack.enter_context(old_tree(old_ref)),
             old_ref=old_ref,
             wait_for_cache=wait_for_cache,
+            repeats=repeats,
         )
         server = stack.enter_context(postgres_server(db)) if POSTGRES in backends else None
         for size in sizes:
@@ -511,6 +354,20 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="a git ref whose orma_proxy also serves the SQLite store, query by query "
         "with this checkout's (old vs new in one run)",
     )
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        default=1,
+        help="the serving processes search each query this many times; the fastest "
+        "time is reported beside the first (a shared machine's preemptions filtered out)",
+    )
+    parser.add_argument(
+        "--keep",
+        type=Path,
+        default=None,
+        help="build the stores in this new folder and keep them: "
+        "python -m bench.latency_workers DIR/n<notes> serves one again",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON instead of Markdown")
     return parser.parse_args(argv)
 
@@ -523,6 +380,10 @@ def main(argv: list[str] | None = None) -> None:
     backends = [b.strip() for b in args.backends.split(",")] if args.backends else default
     if SQLITE not in backends or not set(backends) <= set(BACKENDS):
         raise SystemExit(f"--backends: sqlite, and optionally postgresql (got {args.backends})")
+    if args.keep is not None:
+        args.keep.mkdir(parents=True, exist_ok=True)
+        if any(args.keep.iterdir()):
+            raise SystemExit(f"--keep {args.keep}: not empty")
     report = asyncio.run(
         run(
             sizes,
@@ -534,6 +395,8 @@ def main(argv: list[str] | None = None) -> None:
             args.vector_cache,
             args.old_ref,
             args.wait_for_cache,
+            args.repeats,
+            args.keep,
         )
     )
     print(json.dumps(asdict(report), indent=2) if args.json else render(report))

@@ -9,7 +9,8 @@ would, then answers JSON lines on stdin, one line of JSON each on stdout:
   (``embed`` false: the query's vector comes from the warm-up's, a dictionary look-up);
 - ``{"op": "knn", "query": q, "k": 10}``: the vector channel's top ``k`` sentence ids, as
   the search runs it (noise floor off), for recall against exact search;
-- ``{"op": "rss"}``: this process's peak resident memory, and whether the space is held.
+- ``{"op": "rss"}``: this process's peak resident memory and its resident memory now
+  (loading a space holds its rows twice for a moment), and whether the space is held.
 
 Run with ``PYTHONPATH`` at another checkout's ``orma_proxy`` (``--old-ref``), it times
 that code on the same file, query by query with this one: only public names used here.
@@ -95,17 +96,27 @@ async def handle(
         await mem.vector_index.catch_up(reader)
         return {"ids": await vector_knn(mem, reader, vector, space, request["k"])}
     if op == "rss":
-        return {"peak_rss": peak_rss(), "held": mem.vector_index.holds(space)}
+        return {
+            "peak_rss": peak_rss(),
+            "rss": status_bytes("VmRSS:"),
+            "held": mem.vector_index.holds(space),
+        }
     raise ValueError(f"unknown op {op!r}")
 
 
 def peak_rss() -> int:
     """This process's peak resident memory in bytes: VmHWM, which starts afresh at exec
     (``ru_maxrss`` can carry the parent's peak over a fork and exec)."""
+    peak = status_bytes("VmHWM:")
+    return peak if peak else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * KIB
+
+
+def status_bytes(field: str) -> int:
+    """A memory figure of ``/proc/self/status`` in bytes (0 where there is none)."""
     for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
+        if line.startswith(field):
             return int(line.split()[1]) * KIB
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * KIB
+    return 0
 
 
 async def vector_knn(

@@ -121,14 +121,15 @@ def _ranked(
 
 
 async def _speakers_named(
-    conn: Reader, space: str, query: str
+    conn: Reader, space: str, query: str, held: KeywordIndex | None
 ) -> tuple[frozenset[str], dict[str, str]]:
     """The words of the query's names that are speakers in ``space`` ("melanie"), and
     role -> the name its unnamed chat turns are said by (``turns.listener_roles``).
 
     Only a speaker's name is taken out of the words searched (it is matched by
     speaker instead); a place or a thing named in a question ("Goa", "Zoho") is
-    what the question is about, and stays a word.
+    what the question is about, and stays a word. The lines holding a name come
+    from ``held``'s postings when it holds the space, as the keyword channel's do.
     """
     named = named_in(query)
     if not named:
@@ -141,7 +142,7 @@ async def _speakers_named(
         said = [
             (row.role, row.text)
             for word in rest
-            for row in keyword_passages(c, word, space, LISTENER_LOOKUP)
+            for row in keyword_passages(c, word, space, LISTENER_LOOKUP, held=held)
         ]
         return speaking, listener_roles(said, rest)
 
@@ -258,14 +259,14 @@ async def hybrid_search(
     With ``floor`` (``recall/floor.py``), no vector hit under the query's floor counts.
     """
     query = query[: config.max_query_chars]
-    named, roles = await _speakers_named(conn, space, query)
+    held = keywords if keywords is not None and keywords.use(space) else None
+    named, roles = await _speakers_named(conn, space, query, held)
     words = without_names(query, named)
     dated = query_dates(words, now) if config.enable_date_terms else QueryDates([], words)
     dates = dated.terms
     if config.enable_semantic:  # "last week" is a time, not words to match
         vector_task = asyncio.ensure_future(embed_query(dated.rest))
     rows: dict[int, SentenceRow] = {}
-    held = keywords if keywords is not None and keywords.use(space) else None
     # Queued on the reader together (no round trip between them) while the query embeds.
     _, lexical = await asyncio.gather(
         _caught_up(conn, config, vectors),
