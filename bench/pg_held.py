@@ -53,11 +53,11 @@ from bench.vector_cache import DEFAULT_DIR, VectorCache, notes_distinct
 from orma_proxy import AsyncMemory, OrmaConfig
 from orma_proxy.embed.models import load_embedder
 from orma_proxy.store.connect import Connection
-from orma_proxy.store.keyword_index import SpaceKeywords
+from orma_proxy.store.keyword_postings import SpaceKeywords
 from orma_proxy.store.passages import PG_SEMANTIC_SQL, keyword_passages, nearest_passages
 from orma_proxy.store.postgres.connection import connect
 from orma_proxy.store.postgres.search import keyword_params
-from orma_proxy.store.vector_index import SpaceVectors
+from orma_proxy.store.space_vectors import SpaceVectors
 
 REPEATS = 3
 RECALL_K = 10
