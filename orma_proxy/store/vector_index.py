@@ -1,21 +1,9 @@
 """A space's vectors held in memory, for the k-NN of a long-running process.
 
-sqlite-vec's vec0 k-NN keeps its top-k by scanning each chunk's distances once
-per result, so asking it for the 120 coarse candidates of a 30-result search
-cost 7-8 ms at 20,000 sentences. The same Hamming search over the same
-binary-quantised vectors held as numpy words takes about 0.5 ms there, ~6 ms
-at a million.
-
-A fixed 120 candidates stop holding the exact top 10 as a space grows (0.89 of
-it at 100,000 sentences of the bench's corpus), so the candidates are at least
-``vector_candidate_share`` of the space, re-ranked by cosine against int8
-copies (each row scaled to its largest component): a cosine within ~1e-3 of
-the float one, at a quarter of float32's memory. A sentence costs ~450 bytes
-(bits, int8, id, norm): 450 MB for a million, and up to a quarter more as room
-to grow, for the spaces this process searches often.
-
-The arrays and their search are ``space_vectors.py``'s, loaded with the first space
-held (a process that never holds one never imports numpy for it).
+Why a space's vectors are held, and how they are searched (sign bits for a Hamming
+pass, int8 copies to re-rank, ~450 bytes a sentence), is ``space_vectors.py``'s.
+That module is loaded with the first space held: a process that never holds one never
+imports numpy for it.
 
 SQLite stays the truth; this is a cache kept current from ``vector_changes``
 (``held_index.py``), looking at each changed sentence's current vector. Until a
