@@ -38,7 +38,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import UTC
+from datetime import UTC, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -95,7 +95,10 @@ def owner_of(q: Question, speaker: dict[str, str]) -> str:
 
 def _config(path: Path) -> OrmaConfig:
     """The default configuration (budget included) on ``path``, sleeping with no LLM."""
-    return OrmaConfig.load().model_copy(update={"db_path": path, "upstream": ""})
+    # No held index (vec0 and FTS5 only): a space held after a timing-dependent number of
+    # searches would change the candidates part way through a run.
+    update = {"db_path": path, "upstream": "", "vector_memory_after": 0, "keyword_memory_after": 0}
+    return OrmaConfig.load().model_copy(update=update)
 
 
 def _key(conv: Conversation, model: str, names: str) -> str:
@@ -211,11 +214,14 @@ async def score_chat(
         shutil.copyfile(db, copy)
         async with AsyncMemory(config=_config(copy)) as mem:
             turn_of_sentence = sentence_turns(copy, episodes)
+            # Asked a day after the last session, the same moment every run: recency and
+            # relative dates then score alike from run to run.
+            asked_at = max(t.said_at for t in conv.turns) + timedelta(days=1)
             await mem.search("warm up", conv.name)
             with ranked_entries() as entries:
                 for q in conv.questions:
                     started = time.perf_counter()
-                    block = await mem.recall(q.text, conv.name)
+                    block = await mem.recall(q.text, conv.name, at=asked_at)
                     secs = time.perf_counter() - started
                     turns = block_turns(block, entries, turn_of_sentence)
                     result.add(conv.name, q, turns, texts, secs, owner_of(q, speaker))
