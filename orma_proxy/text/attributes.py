@@ -152,18 +152,21 @@ _AMOUNT = re.compile(
 )
 
 
+_IDENTIFIER_KINDS = {"key": "credential", "number": "phone", "email": "email"}
+
+
 def kinds_by_shape(text: str) -> frozenset[str]:
     """The kinds ``text``'s values show by their shape: a secret, a phone number, an email
     address, an amount of money. "Spotify pw is Lantern88" holds a credential whatever its
     words; "Owe Tanvir £300" is about money."""
-    kinds: set[str] = set()
-    for found in find_identifiers(text):
-        kinds.add({"key": "credential", "number": "phone", "email": "email"}.get(found.kind, ""))
+    kinds = {
+        _IDENTIFIER_KINDS[i.kind] for i in find_identifiers(text) if i.kind in _IDENTIFIER_KINDS
+    }
     if any(not _MEASURE.match(m[0]) for m in _MIXED.finditer(text)):
         kinds.add("credential")
     if _AMOUNT.search(text):
         kinds.add("bank")
-    return frozenset(kinds - {""})
+    return frozenset(kinds)
 
 
 @cache

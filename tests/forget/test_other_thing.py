@@ -14,7 +14,7 @@ from orma_proxy import AsyncMemory
 from orma_proxy.errors import AmbiguousDescriptionError, NothingMatchedError
 from orma_proxy.forget.describe import describe
 from orma_proxy.forget.rank import another_one
-from tests.helpers.life import exported
+from tests.helpers.life import exported, stored
 
 OTHERS = (
     "The offsite is booked for the second week of March.",
@@ -24,9 +24,7 @@ OTHERS = (
 
 
 async def _store(mem: AsyncMemory, *notes: str) -> None:
-    for note in (*OTHERS, *notes):
-        await mem.add(note)
-    await mem.flush()
+    await stored(mem, *OTHERS, *notes)
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,7 @@ import pytest
 
 from orma_proxy import AsyncMemory
 from orma_proxy.errors import AmbiguousDescriptionError, NothingMatchedError
-from tests.helpers.life import exported, shown
+from tests.helpers.life import exported, shown, stored
 
 OTHERS = (
     "The offsite is booked for the second week of March.",
@@ -23,9 +23,7 @@ OTHERS = (
 
 
 async def _store(mem: AsyncMemory, *notes: str) -> None:
-    for note in (*OTHERS, *notes):
-        await mem.add(note)
-    await mem.flush()
+    await stored(mem, *OTHERS, *notes)
 
 
 async def _shown(mem: AsyncMemory, query: str) -> str:

@@ -12,7 +12,7 @@ import pytest
 from orma_proxy import AsyncMemory
 from orma_proxy.errors import AmbiguousDescriptionError, NothingMatchedError
 from orma_proxy.text import expanded, in_full, kinds_by_shape
-from tests.helpers.life import exported
+from tests.helpers.life import exported, stored
 
 OTHERS = (
     "The offsite is booked for the second week of March.",
@@ -22,9 +22,7 @@ OTHERS = (
 
 
 async def _store(mem: AsyncMemory, *notes: str) -> None:
-    for note in (*OTHERS, *notes):
-        await mem.add(note)
-    await mem.flush()
+    await stored(mem, *OTHERS, *notes)
 
 
 def test_a_short_form_stands_for_its_words_and_no_is_a_number_only_before_a_code() -> None:

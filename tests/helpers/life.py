@@ -26,6 +26,13 @@ async def remember(mem: AsyncMemory, *, space: str = "default") -> dict[str, int
     return ids
 
 
+async def stored(mem: AsyncMemory, *notes: str) -> None:
+    """Add ``notes`` as they are and embed them: a space a test then describes lines in."""
+    for note in notes:
+        await mem.add(note)
+    await mem.flush()
+
+
 async def lived(mem: AsyncMemory) -> None:
     """A memory with every kind of record: spaces, sleep, corrections, releases, a purge."""
     await remember(mem)
