@@ -97,12 +97,38 @@ def inject_block(messages: list[Message], block: str) -> list[Message]:
     return [{"role": "system", "content": block}, *out]
 
 
+# Longest participant name kept as a speaker (OpenAI's own limit).
+SPEAKER_MAX_CHARS = 64
+
+
 @dataclass(frozen=True)
 class Turn:
-    """One thing said, to be recorded as an episode."""
+    """One thing said, to be recorded as an episode (``speaker``: who, in a group chat)."""
 
     role: str
     text: str
+    speaker: str | None = None
+
+
+def _name(message: Message) -> str | None:
+    name = message.get("name")
+    if not isinstance(name, str):
+        return None
+    name = clean_text(" ".join(name.split()))
+    return name if 0 < len(name) <= SPEAKER_MAX_CHARS else None
+
+
+def _group_chat(messages: list[Message]) -> bool:
+    """Do the user messages carry two or more participant names (a group chat)?
+
+    OpenAI's ``name`` tells participants of one role apart. A client that tags
+    every user message with one name is naming the user; only when several
+    people speak as "user" is a name who said it, so "Asha: I moved to Pune"
+    never becomes the user's home.
+    """
+    names = {_name(m) for m in messages if m.get("role") == "user"}
+    names.discard(None)
+    return len(names) >= 2
 
 
 def new_turns(messages: list[Message], tool_max_chars: int) -> list[Turn]:
@@ -115,6 +141,7 @@ def new_turns(messages: list[Message], tool_max_chars: int) -> list[Turn]:
     for index, message in enumerate(messages):
         if message.get("role") == "assistant":
             start = index + 1
+    group = _group_chat(messages)
     turns = []
     for message in messages[start:]:
         role, text = message.get("role"), text_of(message.get("content"))
@@ -122,5 +149,6 @@ def new_turns(messages: list[Message], tool_max_chars: int) -> list[Turn]:
             continue
         if role == "tool" and len(text) > tool_max_chars:
             text = text[:tool_max_chars] + f" [... {len(text) - tool_max_chars} chars cut]"
-        turns.append(Turn(role, text))
+        speaker = _name(message) if group and role == "user" else None
+        turns.append(Turn(role, text, speaker))
     return turns

@@ -180,6 +180,11 @@ def _json_objects(lines: list[bytes]) -> list[dict[str, Any] | None]:
     return [_json(line) for line in lines]
 
 
+def _with_speaker(meta: dict[str, Any], speaker: str | None) -> dict[str, Any]:
+    """The turn's metadata: who said it, in a group chat (read as ``speaker`` everywhere)."""
+    return {**meta, "speaker": speaker} if speaker else meta
+
+
 def _json(raw: bytes) -> dict[str, Any] | None:
     try:
         payload = json.loads(raw)
@@ -252,7 +257,10 @@ class Recorder:
         }
 
         def cleaned() -> list[tuple[str, str, dict[str, Any]]]:
-            said = [(turn.role, clean_text(turn.text), meta) for turn in turns]
+            said = [
+                (turn.role, clean_text(turn.text), _with_speaker(meta, turn.speaker))
+                for turn in turns
+            ]
             if reply:
                 said.append(("assistant", clean_text(reply), {**meta, "partial": partial}))
             return said
