@@ -10,9 +10,9 @@ line's: "info", "information") and how far its meaning stands above a typical
 line of the space (deviations over the median, never a fixed cosine). A name
 the space writes capitalised is required ("amara" is "Amara"), accents aside
 ("Sofia" is "Sofía"); "my" leaves out lines about someone else ("Priyanka's
-car"). The best line is taken only when it clearly leads: close seconds are
-answered with candidates (``AmbiguousDescriptionError``), a best that stands out
-from nothing is nothing found.
+car"). Which line that makes the one meant, a question back
+(``AmbiguousDescriptionError``) or nothing found is the fitted choice's to say
+(``forget/choice.py``), from these scores and a few more (``candidate_rows``).
 """
 
 from __future__ import annotations
@@ -25,12 +25,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from orma_proxy.errors import AmbiguousDescriptionError
+from orma_proxy.forget.choice import FEATURES, load_choice
 from orma_proxy.forget.describe import Description, content_words, describe
 from orma_proxy.forget.meaning import (
     MIN_SAMPLE,
     Described,
-    clear_winners,
     others_sample,
     similarities,
 )
@@ -47,6 +46,7 @@ __all__ = [
     "about_kin",
     "another_one",
     "best_match",
+    "candidate_rows",
     "fold",
     "names_said",
     "not_the_kin",
@@ -55,17 +55,9 @@ __all__ = [
 
 _TOKEN = re.compile(r"[^\W_][\w'’-]*")
 _NEAR = 16  # lines taken by meaning alone, besides those sharing a word
-_CANDIDATES = 5
 _ENOUGH = 2  # words of typical weight that say all a description says
 _PREFIX = 4  # a word this long or longer may be the start of a line's word
 _TYPO_LENGTH = 7  # a word this long may be typed with one letter wrong
-# A line holding all the description's words is worth this many deviations of meaning.
-WORDS_WEIGHT = 3.0
-# The best must stand this many deviations above a typical line (with no word shared) ...
-STANDS_OUT = 3.5
-ALONE = 1.5
-# ... and the second best at least this far below it, else the description is ambiguous.
-LEAD = 1.5
 _RELATIONS = frozenset(
     """mum mom dad mother father sister brother son daughter wife husband partner
     grandma grandpa gran nan aunt uncle cousin boss neighbour neighbor""".split()  # noqa: SIM905
@@ -313,10 +305,9 @@ def best_match(
             and not d.other_kind(line.text)
             and not not_the_kin(d.text, line.text)
         ]
-        return clear_winners(conn, space, d.text, pool, meaning) if pool else []
     if not pool:
         return []
-    return _winners(conn, space, d, pool, words, meaning)
+    return load_choice().decide(d.text, *candidate_rows(conn, space, d, pool, meaning, words))
 
 
 def _holds_name(text: str, name: str) -> bool:
@@ -324,23 +315,32 @@ def _holds_name(text: str, name: str) -> bool:
     return re.search(rf"(?<!\w){re.escape(fold(name))}(?!\w)", folded) is not None
 
 
-def _winners(
+def candidate_rows(
     conn: Connection,
     space: str,
     d: Description,
     pool: list[StoredLine],
-    words: list[_Word],
     meaning: Described,
-) -> list[StoredLine]:
+    words: list[_Word] | None = None,
+) -> tuple[list[StoredLine], np.ndarray]:
+    """The lines of ``pool`` with a vector, and one row of ``choice.FEATURES`` for each.
+
+    ``words``: the description's words to look for (by default its content words
+    but the names).
+    """
     lines, sims, found = similarities(conn, space, pool, meaning)
     if not lines:
-        return []
+        return [], np.zeros((0, len(FEATURES)))
     others = others_sample(conn, space, found, meaning)
     if len(others) < MIN_SAMPLE:  # too few other lines: the candidates' own spread
-        query = meaning.without_anchor(meaning.vector)[0]
-        others = meaning.without_anchor(np.stack(list(found.values()))) @ query
+        others = np.concatenate([sims, others])
+    # Fewer lines than that in all: nothing says what is typical, so meaning says nothing.
+    measured = len(others) >= MIN_SAMPLE
     typical = float(np.median(others))
     spread = float(np.std(others)) or 1.0
+    if words is None:
+        named = {fold(n) for n in d.names}
+        words = [w for w in _words(d.text) if w.stem not in named and fold(w.raw) not in named]
     held = [_line_stems(line.text) for line in lines]
     weights = {w.stem: math.log(1 + len(lines) / (1 + sum(_holds(w.stem, h) for h in held)))
                for w in words}  # fmt: skip
@@ -348,24 +348,44 @@ def _winners(
     # person adds ("... we hid under the blue pot last summer"), not a checklist.
     total = min(sum(weights.values()), _ENOUGH * sum(weights.values()) / max(len(weights), 1))
     total = total or 1.0
-    scores = []
-    for line, sim, stems in zip(lines, sims, held, strict=True):
-        share = min(1.0, sum(weight for w, weight in weights.items() if _holds(w, stems)) / total)
+    cosine = np.asarray(sims, dtype=np.float64)
+    z = (cosine - typical) / spread * measured
+    shares, kinds, others_of = [], [], []
+    for line, stems in zip(lines, held, strict=True):
+        shares.append(min(1.0, sum(wt for w, wt in weights.items() if _holds(w, stems)) / total))
         shape = kinds_by_shape(line.text)
-        if not all(stems & group_stems(kinds) or kinds & shape for kinds in d.kind_words):
-            share = 0.0  # "my bitcoin wallet password": a line with no password is not it
-        if share and another_one(d.text, line.text):
-            share = 0.0  # "my shoe size": "My hat size is 58" shares a word, not the thing
-        scores.append(((float(sim) - typical) / spread + WORDS_WEIGHT * share, share, line))
-    scores.sort(key=lambda s: -s[0])
-    best, share, line = scores[0]
-    if best < STANDS_OUT or (not share and best < STANDS_OUT + ALONE):
-        return []  # meaning alone, with no word shared, must stand out further
-    if len(scores) > 1 and scores[1][0] > best - LEAD:
-        closest = [s[2].text for s in scores[:_CANDIDATES] if s[0] > best - LEAD]
-        raise AmbiguousDescriptionError(
-            f"{d.text!r} could mean any of {len(closest)} lines and none stands out; "
-            "nothing was changed: quote the one meant",
-            closest,
-        )
-    return [line]
+        shown = all(stems & group_stems(k) or k & shape for k in d.kind_words)
+        kinds.append(0.0 if not d.kind_words else 1.0 if shown else -1.0)
+        others_of.append(float(another_one(d.text, line.text)))
+    share = np.array(shares)
+    if not measured:  # only the lines holding some of the words can be meant
+        kept = [i for i, x in enumerate(shares) if x > 0]
+        lines, z, share, cosine = [lines[i] for i in kept], z[kept], share[kept], cosine[kept]
+        kinds, others_of = [kinds[i] for i in kept], [others_of[i] for i in kept]
+        if not lines:
+            return [], np.zeros((0, len(FEATURES)))
+    rows = np.column_stack(
+        [
+            z,
+            _lead(z),
+            cosine,
+            share,
+            _lead(share),
+            np.array(kinds),
+            np.array(others_of),
+            np.full(len(lines), float(len(words))),
+            np.full(len(lines), math.log(len(lines))),
+        ]
+    )
+    return lines, rows
+
+
+def _lead(values: np.ndarray) -> np.ndarray:
+    """Each value over the best of the others (a lone candidate: its own value)."""
+    if len(values) < 2:
+        return np.array(values, dtype=np.float64)
+    order = np.argsort(-values, kind="stable")
+    first, second = values[order[0]], values[order[1]]
+    best_other = np.where(np.arange(len(values)) == order[0], second, first)
+    lead: np.ndarray = values - best_other
+    return lead

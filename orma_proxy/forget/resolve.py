@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from orma_proxy.errors import AmbiguousDescriptionError, InputError
 from orma_proxy.facts import USER, OpenState, active_states_held, active_states_of
+from orma_proxy.forget.choice import load_choice
 from orma_proxy.forget.describe import (
     Description,
     Line,
@@ -29,8 +30,15 @@ from orma_proxy.forget.describe import (
     describe,
     full_names,
 )
-from orma_proxy.forget.meaning import GAP, Described, clear_winners, standing_out
-from orma_proxy.forget.rank import about_kin, another_one, best_match, not_the_kin, with_names
+from orma_proxy.forget.meaning import Described, standing_out
+from orma_proxy.forget.rank import (
+    about_kin,
+    another_one,
+    best_match,
+    candidate_rows,
+    not_the_kin,
+    with_names,
+)
 from orma_proxy.store import Connection, StoredLine, episode_texts, space_lines
 from orma_proxy.text import (
     SHARED_ATTRIBUTES,
@@ -274,18 +282,16 @@ def _chosen(
             return []
         return standing_out(conn, space, partial, meaning) if meaning else partial
     # None holds the words: of the lines showing the kind ("my git token": the tokens), or
-    # of a person's lines, meaning picks a clear winner or asks. The user's lines are most
+    # of a person's lines, the fitted choice picks one or asks. The user's lines are most
     # of a space: meaning alone never picks one of them without the kind.
     pool = [s for score, s in scored if score[1]] if best[1] else []
-    # lines that all show the kind asked are alike: meaning must set one far apart
-    gap = 2 * GAP if pool else GAP
     if not pool and d.names:
         pool = [
             s for s, _ in anchored if not d.other_kind(s.text) and not not_the_kin(d.text, s.text)
         ]
     if meaning is None or not pool:
         return []
-    return clear_winners(conn, space, d.text, pool, meaning, gap)
+    return load_choice().decide(d.text, *candidate_rows(conn, space, d, pool, meaning))
 
 
 # "the meeting with Lukas", "my Nairobi flight", "Ama's birthday": one thing, in the singular.
