@@ -46,7 +46,7 @@ _L2 = 1.0
 _GRID = np.round(np.arange(0.02, 0.99, 0.02), 2)
 # Acting on a line not meant (or where nothing or a question was) loses what a person said:
 # it costs this much beyond a point not answered, which only asks them to say it again.
-WRONG_ACT = 1.0
+WRONG_ACT = 0.5
 OWN_SEED = 12
 
 
@@ -264,9 +264,13 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  bias {choice.bias:+.2f}, take {choice.take:.2f}, ask {choice.ask:.2f}")
     if args.write:
         raw = choice.as_json()
+        how = f"--load {args.load.name}" if args.load else f"--own {args.own}" * bool(args.own)
         raw["how"] = (
-            f"python -m bench.forgetting_fit --write{f' --own {args.own}' if args.own else ''}: "
-            f"{len(points)} decision points of {' + '.join(f'{p} ({i} ids)' for p, i in FIT)}"
+            f"python -m bench.forgetting_fit --write {how}".strip()
+            + f": {len(points)} decision points of "
+            + " + ".join(f"{p} ({i} ids)" for p, i in FIT)
+            + f", a wrong act counting -{WRONG_ACT}; points are recorded with the choice then"
+            " in place (--save F, then --load F --write refits on them)"
         )
         target = Path(choice_module.__file__).with_name("choice.json")
         target.write_text(json.dumps(raw, indent=1) + "\n", "utf-8")

@@ -37,7 +37,6 @@ FEATURES = (
     "share",  # of the description's words (by weight) the line holds
     "share_lead",  # share over the best other candidate's
     "kind",  # +1 shows the kind asked, -1 shows none of it, 0 no kind asked
-    "another",  # 1: about another thing of the kind asked ("hat size" for "shoe size")
     "words",  # content words the description says beyond its names
     "many",  # log of the number of candidates
 )

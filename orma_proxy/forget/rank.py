@@ -350,20 +350,23 @@ def candidate_rows(
     total = total or 1.0
     cosine = np.asarray(sims, dtype=np.float64)
     z = (cosine - typical) / spread * measured
-    shares, kinds, others_of = [], [], []
+    shares, kinds = [], []
     for line, stems in zip(lines, held, strict=True):
         shares.append(min(1.0, sum(wt for w, wt in weights.items() if _holds(w, stems)) / total))
         shape = kinds_by_shape(line.text)
         shown = all(stems & group_stems(k) or k & shape for k in d.kind_words)
         kinds.append(0.0 if not d.kind_words else 1.0 if shown else -1.0)
-        others_of.append(float(another_one(d.text, line.text)))
-    share = np.array(shares)
-    if not measured:  # only the lines holding some of the words can be meant
-        kept = [i for i, x in enumerate(shares) if x > 0]
-        lines, z, share, cosine = [lines[i] for i in kept], z[kept], share[kept], cosine[kept]
-        kinds, others_of = [kinds[i] for i in kept], [others_of[i] for i in kept]
-        if not lines:
-            return [], np.zeros((0, len(FEATURES)))
+    # Never meant: a line about another thing of the kind named ("my hat size" for "my shoe
+    # size"), and, when meaning can't be measured, a line holding none of the words.
+    kept = [
+        i
+        for i, line in enumerate(lines)
+        if not another_one(d.text, line.text) and (measured or shares[i] > 0)
+    ]
+    if not kept:
+        return [], np.zeros((0, len(FEATURES)))
+    lines, z, cosine = [lines[i] for i in kept], z[kept], cosine[kept]
+    share, kinds = np.array(shares)[kept], [kinds[i] for i in kept]
     rows = np.column_stack(
         [
             z,
@@ -372,7 +375,6 @@ def candidate_rows(
             share,
             _lead(share),
             np.array(kinds),
-            np.array(others_of),
             np.full(len(lines), float(len(words))),
             np.full(len(lines), math.log(len(lines))),
         ]
