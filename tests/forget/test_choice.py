@@ -1,7 +1,8 @@
 """The fitted choice: a likely line alone is taken, two likely ones are asked back, none is nothing.
 
 The mechanism is checked with a choice written here (one weight on meaning); the
-fitted one shipped in ``choice.json`` must load and answer the same shapes.
+fitted one shipped in ``choice.json`` must load, answer the same shapes, and find a
+line said in other words (our own sentences: the development sets measure it).
 """
 
 from __future__ import annotations
@@ -12,10 +13,12 @@ from importlib import resources
 import numpy as np
 import pytest
 
-from orma_proxy.errors import AmbiguousDescriptionError
+from orma_proxy import AsyncMemory
+from orma_proxy.errors import AmbiguousDescriptionError, NothingMatchedError
 from orma_proxy.forget import choice as choice_module
 from orma_proxy.forget.choice import FEATURES, Choice, load_choice
 from orma_proxy.store import StoredLine
+from tests.helpers.life import stored
 
 
 def _line(i: int, text: str) -> StoredLine:
@@ -82,3 +85,22 @@ def test_a_choice_fitted_on_other_features_is_refused() -> None:
     raw["features"] = [*FEATURES, "something else"]
     with pytest.raises(ValueError, match="fitted on"):
         choice_module.parsed(raw)
+
+
+async def test_a_line_in_other_words_is_found_where_no_word_is_shared(amem: AsyncMemory) -> None:
+    await stored(
+        amem,
+        "The offsite is booked for the second week of March.",
+        "Lorenzo grows chillies on his balcony.",
+        "Library books are due back on the 9th.",
+        "I get my hair trimmed at Blade & Co on Fridays.",
+        "My supervisor at work is Greta.",
+        "The car needs new wiper blades.",
+        "Haruki teaches pottery on Saturdays.",
+    )
+    barber = await amem.release("my barber", dry_run=True)
+    assert barber.preview == ("I get my hair trimmed at Blade & Co on Fridays.",)
+    boss = await amem.supersede("my boss", "My supervisor at work is Tomasz now.")
+    assert boss.preview == ("My supervisor at work is Greta.",)
+    with pytest.raises(NothingMatchedError):  # nothing near it: no line is taken
+        await amem.purge("the quarterly tax return I filed", dry_run=True)
