@@ -22,7 +22,8 @@ with candidates and change nothing; "changed": none may raise. ``must`` and
 
 ``--scale`` stores ``--lines`` notes in one space and times ``forget.resolve``
 over it for a set of descriptions, this tree's and ``--old-ref``'s (git) code
-alternating, and prints medians and p95 in milliseconds.
+alternating, both given the description's embedding, and prints medians and p95 in
+milliseconds.
 
 The baseline, run on the same cases: plain BM25 over whole notes with
 delete-by-keyword (every note holding all the description's words is deleted; a
@@ -342,6 +343,8 @@ def scale(lines: int, old_ref: str, seed: int, kept: Path | None = None) -> int:
             built = time.perf_counter() - started
         conn = open_sync(path, busy_timeout_ms=5000, read_only=True)
         meaning = Described(vector)
+        # the old code ranks by meaning too (its own Described), so both do the same work
+        old_meaning = sys.modules["old_forget_meaning"].Described(vector)
         times: dict[str, list[float]] = {"old": [], "new": []}
         for _ in range(5):
             for pattern in SCALE_DESCRIPTIONS:
@@ -350,7 +353,7 @@ def scale(lines: int, old_ref: str, seed: int, kept: Path | None = None) -> int:
                     t0 = time.perf_counter()
                     try:
                         if which == "old":
-                            old.resolve(conn, "scale", text)  # type: ignore[attr-defined]
+                            old.resolve(conn, "scale", text, meaning=old_meaning)  # type: ignore[attr-defined]
                         else:
                             new_resolve(conn, "scale", text, meaning=meaning)
                     except OrmaError:

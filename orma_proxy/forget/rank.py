@@ -208,34 +208,49 @@ def another_one(said: str, text: str) -> bool:
     line without a cat is not it ("Vet is Dr. Amsel"). "my shoe size": a line naming
     its size with another word before it ("My hat size is 58") is about another size.
     """
-    stems = _line_stems(text)
-    content = _content(said)
-    for m in _OWNED.finditer(said):
-        owner = fold(m[1] or m[2])
-        lowercase = (m[1] or m[2])[:1].islower() and owner in content
-        if lowercase and owner not in _KIN and not _holds(stem(owner), stems):
+    return _Asked.of(said).another(text, _line_stems(text))
+
+
+@dataclass(frozen=True)
+class _Asked:
+    """What ``another_one`` reads of a description, read once for all of a pool's lines."""
+
+    owners: tuple[str, ...]  # lowercase owners a line must hold ("my cat's vet")
+    asked: frozenset[str]  # the stems of its words
+    pairs: tuple[tuple[str, str], ...]  # a plain word before a word ("shoe size")
+
+    @classmethod
+    def of(cls, said: str) -> _Asked:
+        content = _content(said)
+        owners = []
+        for m in _OWNED.finditer(said):
+            owner = fold(m[1] or m[2])
+            lowercase = (m[1] or m[2])[:1].islower() and owner in content
+            if lowercase and owner not in _KIN:
+                owners.append(stem(owner))
+        tokens = [fold(t.removesuffix("'s").removesuffix("’s")) for t in _TOKEN.findall(said)]
+        pairs = tuple(
+            (a, b)
+            for a, b in itertools.pairwise(tokens)
+            if a in content and b in content and a.isalpha() and not _is_capital(said, a)
+        )
+        return cls(tuple(owners), frozenset(stem(t) for t in tokens), pairs)
+
+    def another(self, text: str, stems: set[str]) -> bool:
+        """``another_one`` for a line of ``text`` whose stems (``_line_stems``) are ``stems``."""
+        if any(not _holds(owner, stems) for owner in self.owners):
             return True
-    tokens = [fold(t.removesuffix("'s").removesuffix("’s")) for t in _TOKEN.findall(said)]
-    asked = {stem(t) for t in tokens}
-    pairs = [
-        (a, b)
-        for a, b in itertools.pairwise(tokens)
-        if a in content and b in content and a.isalpha() and not _is_capital(said, a)
-    ]
-    if not pairs:
+        if not self.pairs or not {stem(b) for _, b in self.pairs} & stems:
+            return False  # most lines hold none of the words a modifier is asked of
+        line = [fold(t) for t in _TOKEN.findall(text)]
+        written = _content(text)
+        for a, b in self.pairs:
+            for before, word in itertools.pairwise(line):
+                if stem(word) != stem(b) or not before.isalpha() or before not in written:
+                    continue
+                if stem(before) not in self.asked and not _holds(stem(a), {stem(before)}):
+                    return True  # "hat size" where "shoe size" was asked
         return False
-    heads = {stem(b) for _, b in pairs}
-    if not heads & stems:
-        return False  # most lines hold none of the words a modifier is asked of
-    line = [fold(t) for t in _TOKEN.findall(text)]
-    written = _content(text)
-    for a, b in pairs:
-        for before, word in itertools.pairwise(line):
-            if stem(word) != stem(b) or not before.isalpha() or before not in written:
-                continue
-            if stem(before) not in asked and not _holds(stem(a), {stem(before)}):
-                return True  # "hat size" where "shoe size" was asked
-    return False
 
 
 def _content(text: str) -> set[str]:
@@ -353,15 +368,19 @@ def candidate_rows(
     shares, kinds = [], []
     for line, stems in zip(lines, held, strict=True):
         shares.append(min(1.0, sum(wt for w, wt in weights.items() if _holds(w, stems)) / total))
+        if not d.kind_words:
+            kinds.append(0.0)
+            continue
         shape = kinds_by_shape(line.text)
         shown = all(stems & group_stems(k) or k & shape for k in d.kind_words)
-        kinds.append(0.0 if not d.kind_words else 1.0 if shown else -1.0)
+        kinds.append(1.0 if shown else -1.0)
     # Never meant: a line about another thing of the kind named ("my hat size" for "my shoe
     # size"), and, when meaning can't be measured, a line holding none of the words.
+    asked = _Asked.of(d.text)
     kept = [
         i
         for i, line in enumerate(lines)
-        if not another_one(d.text, line.text) and (measured or shares[i] > 0)
+        if (measured or shares[i] > 0) and not asked.another(line.text, held[i])
     ]
     if not kept:
         return [], np.zeros((0, len(FEATURES)))
