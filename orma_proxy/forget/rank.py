@@ -76,6 +76,8 @@ _KIN_OF = re.compile(r"(?<![\w])([A-Za-z][\w-]*)['’]s?\s+([a-z]+)\b", re.I)
 
 def fold(text: str) -> str:
     """``text`` in lower case without accents: "Sofía" and "sofia" are one word."""
+    if text.isascii():
+        return text.lower()  # no accent to take off: the same, without the per-letter walk
     plain = unicodedata.normalize("NFKD", text)
     return "".join(c for c in plain if not unicodedata.combining(c)).casefold()
 
@@ -118,6 +120,8 @@ def _is_name(word: str, lines: list[StoredLine]) -> bool:
     folded = fold(word)
     named = False
     for line in lines:
+        if folded not in fold(line.text):
+            continue  # a cheap test first: most lines of a pool don't hold the word
         tokens = list(_TOKEN.finditer(line.text))
         for i, m in enumerate(tokens):
             token = m[0].removesuffix("'s").removesuffix("’s")
