@@ -189,8 +189,9 @@ def resolve(
             states = _linked(conn, space, d)
             cited = {s.sentence_id for s in states if s.attribute not in SHARED_ATTRIBUTES}
             anchored = _anchored(conn, space, d, cited, hidden)
-    lines = _chosen(conn, space, d, anchored, cited, meaning)
-    if not lines and not quoted:
+    chosen = _chosen(conn, space, d, anchored, cited, meaning)
+    lines = chosen or []
+    if chosen is not None and not lines and not quoted:
         lines = best_match(conn, space, d, meaning, hidden=hidden)
     lines = _merge(lines, quoted)
     _check_unambiguous(d, lines)
@@ -241,8 +242,8 @@ def _chosen(
     anchored: list[tuple[StoredLine, Line]],
     cited: set[int],
     meaning: Described | None,
-) -> list[StoredLine]:
-    """Of the lines holding the anchors, those the evidence says are meant.
+) -> list[StoredLine] | None:
+    """Of the lines holding the anchors, those the evidence says are meant (None: none, finally).
 
     No evidence (identifiers, codes, "everything about Farah"): all of them. Else
     those holding every word and the kind; else those holding most of the words;
@@ -291,7 +292,10 @@ def _chosen(
         ]
     if meaning is None or not pool:
         return []
-    return load_choice().decide(d.text, *candidate_rows(conn, space, d, pool, meaning))
+    taken = load_choice().decide(d.text, *candidate_rows(conn, space, d, pool, meaning))
+    # The choice weighed every line of the person or the kind and took none: final, not
+    # asked again of a pool drawn from fewer of the same lines (``best_match``).
+    return taken if taken or not d.names else None
 
 
 # "the meeting with Lukas", "my Nairobi flight", "Ama's birthday": one thing, in the singular.
