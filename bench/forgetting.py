@@ -1,7 +1,7 @@
 """Forgetting by description: does a correction, a release or a purge hit exactly what was meant?
 
 ``python -m bench.forgetting [--seed N] [--per-family N] [--per-kind N] [--show N]``
-``python -m bench.forgetting --cases FILE.jsonl [--show N]``   (labelled cases, e.g. a held-out set)
+``python -m bench.forgetting --cases FILE.jsonl [--ids even|odd] [--show N]``   (labelled cases)
 ``python -m bench.forgetting --scale [--lines 10000] [--old-ref main]``   (resolving speed)
 
 Cases come from ``bench/forgetting_cases.py`` (seeded; facts among 8-12
@@ -22,7 +22,8 @@ with candidates and change nothing; "changed": none may raise. ``must`` and
 
 ``--scale`` stores ``--lines`` notes in one space and times ``forget.resolve``
 over it for a set of descriptions, this tree's and ``--old-ref``'s (git) code
-alternating, and prints medians and p95 in milliseconds.
+alternating, both given the description's embedding, and prints medians and p95 in
+milliseconds.
 
 The baseline, run on the same cases: plain BM25 over whole notes with
 delete-by-keyword (every note holding all the description's words is deleted; a
@@ -171,13 +172,19 @@ def run_baseline(case: Case, outcome: str = "") -> bool:
     return holds(bm25_top(notes, case.query, TOP), case)
 
 
-def load_cases(path: Path) -> list[tuple[Case, str]]:
-    """Labelled cases from a JSONL file (the module docstring's shape), with each outcome."""
+def load_cases(path: Path, ids: str = "all") -> list[tuple[Case, str]]:
+    """Labelled cases from a JSONL file (the module docstring's shape), with each outcome.
+
+    ``ids``: "even" or "odd" keeps the cases whose id ends in such a number ("e042"), so
+    a set can be halved into one whose failures are read and one that checks.
+    """
     cases = []
     for number, raw in enumerate(path.read_text("utf-8").splitlines(), 1):
         if not raw.strip():
             continue
         row = json.loads(raw)
+        if ids != "all" and not _in_half(str(row.get("id", "")), ids):
+            continue
         outcome = row.get("outcome", "changed")
         if outcome not in ("changed", "nothing", "ambiguous"):
             raise SystemExit(f"{path}:{number}: unknown outcome {outcome!r}")
@@ -196,6 +203,13 @@ def load_cases(path: Path) -> list[tuple[Case, str]]:
     return cases
 
 
+def _in_half(case_id: str, ids: str) -> bool:
+    digits = re.search(r"(\d+)$", case_id)
+    if digits is None:
+        raise SystemExit(f"--ids {ids}: case id {case_id!r} ends in no number")
+    return (int(digits[1]) % 2 == 0) == (ids == "even")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seed", type=int, default=11)
@@ -203,6 +217,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--per-kind", type=int, default=10)
     parser.add_argument("--show", type=int, default=3, help="failures to print per family")
     parser.add_argument("--cases", type=Path, help="run the labelled cases of this JSONL file")
+    parser.add_argument(
+        "--ids", choices=("all", "even", "odd"), default="all", help="--cases: this half only"
+    )
     parser.add_argument("--scale", action="store_true", help="time resolving over --lines")
     parser.add_argument("--lines", type=int, default=10_000)
     parser.add_argument("--old-ref", default="main", help="git ref of the old code (--scale)")
@@ -211,8 +228,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.scale:
         return scale(args.lines, args.old_ref, args.seed, args.db)
     if args.cases is not None:
-        labelled = load_cases(args.cases)
-        source = str(args.cases)
+        labelled = load_cases(args.cases, args.ids)
+        source = str(args.cases) + ("" if args.ids == "all" else f", {args.ids} ids")
     else:
         labelled = [(c, "") for c in generate(args.seed, args.per_family, args.per_kind)]
         source = f"seed {args.seed}"
@@ -273,15 +290,25 @@ _TEMPLATES = (
 
 
 def _old_resolver(ref: str) -> object:
-    """``forget/resolve.py`` as it is at ``ref``, loaded beside this tree's (its describe too)."""
+    """``forget/resolve.py`` as it is at ``ref``, loaded beside this tree's, with the modules
+    of ``forget/`` it reads as they are at ``ref`` too (``choice.json`` beside them)."""
     tmp = Path(tempfile.mkdtemp(prefix="old_forget_"))
-    for name in ("describe", "resolve"):
+    listed = subprocess.run(
+        ["git", "ls-tree", "--name-only", f"{ref}:orma_proxy/forget/"],
+        check=True, capture_output=True, text=True,
+    ).stdout.split()  # fmt: skip
+    names = [n.removesuffix(".py") for n in listed if n.endswith(".py") and n != "__init__.py"]
+    for name in listed:
         text = subprocess.run(
-            ["git", "show", f"{ref}:orma_proxy/forget/{name}.py"],
+            ["git", "show", f"{ref}:orma_proxy/forget/{name}"],
             check=True, capture_output=True, text=True,
         ).stdout  # fmt: skip
-        text = text.replace("orma_proxy.forget.describe", "old_forget_describe")
-        (tmp / f"old_forget_{name}.py").write_text(text, "utf-8")
+        if name.endswith(".py"):
+            for other in names:
+                text = re.sub(rf"\borma_proxy\.forget\.{other}\b", f"old_forget_{other}", text)
+            (tmp / f"old_forget_{name}").write_text(text, "utf-8")
+        elif name.endswith(".json"):
+            (tmp / name).write_text(text, "utf-8")
     sys.path.insert(0, str(tmp))
     return importlib.import_module("old_forget_resolve")
 
@@ -316,6 +343,8 @@ def scale(lines: int, old_ref: str, seed: int, kept: Path | None = None) -> int:
             built = time.perf_counter() - started
         conn = open_sync(path, busy_timeout_ms=5000, read_only=True)
         meaning = Described(vector)
+        # the old code ranks by meaning too (its own Described), so both do the same work
+        old_meaning = sys.modules["old_forget_meaning"].Described(vector)
         times: dict[str, list[float]] = {"old": [], "new": []}
         for _ in range(5):
             for pattern in SCALE_DESCRIPTIONS:
@@ -324,7 +353,7 @@ def scale(lines: int, old_ref: str, seed: int, kept: Path | None = None) -> int:
                     t0 = time.perf_counter()
                     try:
                         if which == "old":
-                            old.resolve(conn, "scale", text)  # type: ignore[attr-defined]
+                            old.resolve(conn, "scale", text, meaning=old_meaning)  # type: ignore[attr-defined]
                         else:
                             new_resolve(conn, "scale", text, meaning=meaning)
                     except OrmaError:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Literal
 
 from orma_proxy.facts import USER
@@ -169,6 +170,16 @@ class Line:
     speaker: str | None = None  # who said it, when a note or transcript names them
     corrects: Subject | None = None  # a correction's line: whose fact, which kinds
 
+    @cached_property
+    def words(self) -> set[str]:
+        """The line's stems: read once, though every test of a description asks them."""
+        return stems(self.text)
+
+    @cached_property
+    def shape(self) -> frozenset[str]:
+        """The kinds the line's values show by their shape (``kinds_by_shape``), read once."""
+        return kinds_by_shape(self.text)
+
 
 @dataclass(frozen=True)
 class Description:
@@ -203,8 +214,7 @@ class Description:
 
     def kinds_in(self, line: Line) -> int:
         """How many of the words of a kind ``line`` shows ("card PIN": the card, the PIN)."""
-        words, shape = stems(line.text), kinds_by_shape(line.text)
-        return sum(bool(words & group_stems(k) or k & shape) for k in self.kind_words)
+        return sum(bool(line.words & group_stems(k) or k & line.shape) for k in self.kind_words)
 
     @property
     def subject(self) -> Subject | None:
@@ -317,22 +327,20 @@ class Description:
             return False
         if self.exact or self.corrected_here(line):
             return True
-        words = stems(line.text)
-        if self.groups and not linked and not self.kind_here(words, line.text):
+        if self.groups and not linked and not self.kind_here(line):
             return False
         if self.negated and not _NEGATED.search(line.text):
             return False
-        return self.values <= words and all(p in line.text for p in self.phrases)
+        return self.values <= line.words and all(p in line.text for p in self.phrases)
 
-    def kind_here(self, words: set[str], text: str) -> bool:
-        """Does a line (its stems, its text) show the kind asked, by a word or a value's shape?"""
-        return bool(words & group_stems(self.groups) or self.groups & kinds_by_shape(text))
+    def kind_here(self, line: Line) -> bool:
+        """Does ``line`` show the kind asked, by a word or a value's shape?"""
+        return bool(line.words & group_stems(self.groups) or self.groups & line.shape)
 
     def evidence_in(self, line: Line, *, linked: bool = False) -> tuple[int, int]:
         """How much of the evidence ``line`` shows: (words of the description, kind shown)."""
-        words = stems(line.text)
-        kind = bool(self.groups) and (linked or self.kind_here(words, line.text))
-        said = len(self.values & words) + sum(p in line.text for p in self.phrases)
+        kind = bool(self.groups) and (linked or self.kind_here(line))
+        said = len(self.values & line.words) + sum(p in line.text for p in self.phrases)
         return said, int(kind)
 
     def clause_cuts(self, text: str) -> list[tuple[int, int, bool]]:

@@ -10,9 +10,9 @@ line's: "info", "information") and how far its meaning stands above a typical
 line of the space (deviations over the median, never a fixed cosine). A name
 the space writes capitalised is required ("amara" is "Amara"), accents aside
 ("Sofia" is "Sofía"); "my" leaves out lines about someone else ("Priyanka's
-car"). The best line is taken only when it clearly leads: close seconds are
-answered with candidates (``AmbiguousDescriptionError``), a best that stands out
-from nothing is nothing found.
+car"). Which line that makes the one meant, a question back
+(``AmbiguousDescriptionError``) or nothing found is the fitted choice's to say
+(``forget/choice.py``), from these scores and a few more (``candidate_rows``).
 """
 
 from __future__ import annotations
@@ -25,12 +25,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from orma_proxy.errors import AmbiguousDescriptionError
+from orma_proxy.forget.choice import FEATURES, load_choice
 from orma_proxy.forget.describe import Description, content_words, describe
 from orma_proxy.forget.meaning import (
     MIN_SAMPLE,
     Described,
-    clear_winners,
     others_sample,
     similarities,
 )
@@ -47,6 +46,7 @@ __all__ = [
     "about_kin",
     "another_one",
     "best_match",
+    "candidate_rows",
     "fold",
     "names_said",
     "not_the_kin",
@@ -55,17 +55,9 @@ __all__ = [
 
 _TOKEN = re.compile(r"[^\W_][\w'’-]*")
 _NEAR = 16  # lines taken by meaning alone, besides those sharing a word
-_CANDIDATES = 5
 _ENOUGH = 2  # words of typical weight that say all a description says
 _PREFIX = 4  # a word this long or longer may be the start of a line's word
 _TYPO_LENGTH = 7  # a word this long may be typed with one letter wrong
-# A line holding all the description's words is worth this many deviations of meaning.
-WORDS_WEIGHT = 3.0
-# The best must stand this many deviations above a typical line (with no word shared) ...
-STANDS_OUT = 3.5
-ALONE = 1.5
-# ... and the second best at least this far below it, else the description is ambiguous.
-LEAD = 1.5
 _RELATIONS = frozenset(
     """mum mom dad mother father sister brother son daughter wife husband partner
     grandma grandpa gran nan aunt uncle cousin boss neighbour neighbor""".split()  # noqa: SIM905
@@ -84,6 +76,8 @@ _KIN_OF = re.compile(r"(?<![\w])([A-Za-z][\w-]*)['’]s?\s+([a-z]+)\b", re.I)
 
 def fold(text: str) -> str:
     """``text`` in lower case without accents: "Sofía" and "sofia" are one word."""
+    if text.isascii():
+        return text.lower()  # no accent to take off: the same, without the per-letter walk
     plain = unicodedata.normalize("NFKD", text)
     return "".join(c for c in plain if not unicodedata.combining(c)).casefold()
 
@@ -126,6 +120,8 @@ def _is_name(word: str, lines: list[StoredLine]) -> bool:
     folded = fold(word)
     named = False
     for line in lines:
+        if folded not in fold(line.text):
+            continue  # a cheap test first: most lines of a pool don't hold the word
         tokens = list(_TOKEN.finditer(line.text))
         for i, m in enumerate(tokens):
             token = m[0].removesuffix("'s").removesuffix("’s")
@@ -216,34 +212,49 @@ def another_one(said: str, text: str) -> bool:
     line without a cat is not it ("Vet is Dr. Amsel"). "my shoe size": a line naming
     its size with another word before it ("My hat size is 58") is about another size.
     """
-    stems = _line_stems(text)
-    content = _content(said)
-    for m in _OWNED.finditer(said):
-        owner = fold(m[1] or m[2])
-        lowercase = (m[1] or m[2])[:1].islower() and owner in content
-        if lowercase and owner not in _KIN and not _holds(stem(owner), stems):
+    return _Asked.of(said).another(text, _line_stems(text))
+
+
+@dataclass(frozen=True)
+class _Asked:
+    """What ``another_one`` reads of a description, read once for all of a pool's lines."""
+
+    owners: tuple[str, ...]  # lowercase owners a line must hold ("my cat's vet")
+    asked: frozenset[str]  # the stems of its words
+    pairs: tuple[tuple[str, str], ...]  # a plain word before a word ("shoe size")
+
+    @classmethod
+    def of(cls, said: str) -> _Asked:
+        content = _content(said)
+        owners = []
+        for m in _OWNED.finditer(said):
+            owner = fold(m[1] or m[2])
+            lowercase = (m[1] or m[2])[:1].islower() and owner in content
+            if lowercase and owner not in _KIN:
+                owners.append(stem(owner))
+        tokens = [fold(t.removesuffix("'s").removesuffix("’s")) for t in _TOKEN.findall(said)]
+        pairs = tuple(
+            (a, b)
+            for a, b in itertools.pairwise(tokens)
+            if a in content and b in content and a.isalpha() and not _is_capital(said, a)
+        )
+        return cls(tuple(owners), frozenset(stem(t) for t in tokens), pairs)
+
+    def another(self, text: str, stems: set[str]) -> bool:
+        """``another_one`` for a line of ``text`` whose stems (``_line_stems``) are ``stems``."""
+        if any(not _holds(owner, stems) for owner in self.owners):
             return True
-    tokens = [fold(t.removesuffix("'s").removesuffix("’s")) for t in _TOKEN.findall(said)]
-    asked = {stem(t) for t in tokens}
-    pairs = [
-        (a, b)
-        for a, b in itertools.pairwise(tokens)
-        if a in content and b in content and a.isalpha() and not _is_capital(said, a)
-    ]
-    if not pairs:
+        if not self.pairs or not {stem(b) for _, b in self.pairs} & stems:
+            return False  # most lines hold none of the words a modifier is asked of
+        line = [fold(t) for t in _TOKEN.findall(text)]
+        written = _content(text)
+        for a, b in self.pairs:
+            for before, word in itertools.pairwise(line):
+                if stem(word) != stem(b) or not before.isalpha() or before not in written:
+                    continue
+                if stem(before) not in self.asked and not _holds(stem(a), {stem(before)}):
+                    return True  # "hat size" where "shoe size" was asked
         return False
-    heads = {stem(b) for _, b in pairs}
-    if not heads & stems:
-        return False  # most lines hold none of the words a modifier is asked of
-    line = [fold(t) for t in _TOKEN.findall(text)]
-    written = _content(text)
-    for a, b in pairs:
-        for before, word in itertools.pairwise(line):
-            if stem(word) != stem(b) or not before.isalpha() or before not in written:
-                continue
-            if stem(before) not in asked and not _holds(stem(a), {stem(before)}):
-                return True  # "hat size" where "shoe size" was asked
-    return False
 
 
 def _content(text: str) -> set[str]:
@@ -313,10 +324,9 @@ def best_match(
             and not d.other_kind(line.text)
             and not not_the_kin(d.text, line.text)
         ]
-        return clear_winners(conn, space, d.text, pool, meaning) if pool else []
     if not pool:
         return []
-    return _winners(conn, space, d, pool, words, meaning)
+    return load_choice().decide(d.text, *candidate_rows(conn, space, d, pool, meaning, words))
 
 
 def _holds_name(text: str, name: str) -> bool:
@@ -324,23 +334,32 @@ def _holds_name(text: str, name: str) -> bool:
     return re.search(rf"(?<!\w){re.escape(fold(name))}(?!\w)", folded) is not None
 
 
-def _winners(
+def candidate_rows(
     conn: Connection,
     space: str,
     d: Description,
     pool: list[StoredLine],
-    words: list[_Word],
     meaning: Described,
-) -> list[StoredLine]:
+    words: list[_Word] | None = None,
+) -> tuple[list[StoredLine], np.ndarray]:
+    """The lines of ``pool`` with a vector, and one row of ``choice.FEATURES`` for each.
+
+    ``words``: the description's words to look for (by default its content words
+    but the names).
+    """
     lines, sims, found = similarities(conn, space, pool, meaning)
     if not lines:
-        return []
+        return [], np.zeros((0, len(FEATURES)))
     others = others_sample(conn, space, found, meaning)
     if len(others) < MIN_SAMPLE:  # too few other lines: the candidates' own spread
-        query = meaning.without_anchor(meaning.vector)[0]
-        others = meaning.without_anchor(np.stack(list(found.values()))) @ query
+        others = np.concatenate([sims, others])
+    # Fewer lines than that in all: nothing says what is typical, so meaning says nothing.
+    measured = len(others) >= MIN_SAMPLE
     typical = float(np.median(others))
     spread = float(np.std(others)) or 1.0
+    if words is None:
+        named = {fold(n) for n in d.names}
+        words = [w for w in _words(d.text) if w.stem not in named and fold(w.raw) not in named]
     held = [_line_stems(line.text) for line in lines]
     weights = {w.stem: math.log(1 + len(lines) / (1 + sum(_holds(w.stem, h) for h in held)))
                for w in words}  # fmt: skip
@@ -348,24 +367,50 @@ def _winners(
     # person adds ("... we hid under the blue pot last summer"), not a checklist.
     total = min(sum(weights.values()), _ENOUGH * sum(weights.values()) / max(len(weights), 1))
     total = total or 1.0
-    scores = []
-    for line, sim, stems in zip(lines, sims, held, strict=True):
-        share = min(1.0, sum(weight for w, weight in weights.items() if _holds(w, stems)) / total)
+    cosine = np.asarray(sims, dtype=np.float64)
+    z = (cosine - typical) / spread * measured
+    shares, kinds = [], []
+    for line, stems in zip(lines, held, strict=True):
+        shares.append(min(1.0, sum(wt for w, wt in weights.items() if _holds(w, stems)) / total))
+        if not d.kind_words:
+            kinds.append(0.0)
+            continue
         shape = kinds_by_shape(line.text)
-        if not all(stems & group_stems(kinds) or kinds & shape for kinds in d.kind_words):
-            share = 0.0  # "my bitcoin wallet password": a line with no password is not it
-        if share and another_one(d.text, line.text):
-            share = 0.0  # "my shoe size": "My hat size is 58" shares a word, not the thing
-        scores.append(((float(sim) - typical) / spread + WORDS_WEIGHT * share, share, line))
-    scores.sort(key=lambda s: -s[0])
-    best, share, line = scores[0]
-    if best < STANDS_OUT or (not share and best < STANDS_OUT + ALONE):
-        return []  # meaning alone, with no word shared, must stand out further
-    if len(scores) > 1 and scores[1][0] > best - LEAD:
-        closest = [s[2].text for s in scores[:_CANDIDATES] if s[0] > best - LEAD]
-        raise AmbiguousDescriptionError(
-            f"{d.text!r} could mean any of {len(closest)} lines and none stands out; "
-            "nothing was changed: quote the one meant",
-            closest,
-        )
-    return [line]
+        shown = all(stems & group_stems(k) or k & shape for k in d.kind_words)
+        kinds.append(1.0 if shown else -1.0)
+    # Never meant: a line about another thing of the kind named ("my hat size" for "my shoe
+    # size"), and, when meaning can't be measured, a line holding none of the words.
+    asked = _Asked.of(d.text)
+    kept = [
+        i
+        for i, line in enumerate(lines)
+        if (measured or shares[i] > 0) and not asked.another(line.text, held[i])
+    ]
+    if not kept:
+        return [], np.zeros((0, len(FEATURES)))
+    lines, z, cosine = [lines[i] for i in kept], z[kept], cosine[kept]
+    share, kinds = np.array(shares)[kept], [kinds[i] for i in kept]
+    rows = np.column_stack(
+        [
+            z,
+            _lead(z),
+            cosine,
+            share,
+            _lead(share),
+            np.array(kinds),
+            np.full(len(lines), float(len(words))),
+            np.full(len(lines), math.log(len(lines))),
+        ]
+    )
+    return lines, rows
+
+
+def _lead(values: np.ndarray) -> np.ndarray:
+    """Each value over the best of the others (a lone candidate: its own value)."""
+    if len(values) < 2:
+        return np.array(values, dtype=np.float64)
+    order = np.argsort(-values, kind="stable")
+    first, second = values[order[0]], values[order[1]]
+    best_other = np.where(np.arange(len(values)) == order[0], second, first)
+    lead: np.ndarray = values - best_other
+    return lead

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from orma_proxy.errors import AmbiguousDescriptionError, InputError
 from orma_proxy.facts import USER, OpenState, active_states_held, active_states_of
+from orma_proxy.forget.choice import load_choice
 from orma_proxy.forget.describe import (
     Description,
     Line,
@@ -29,8 +30,15 @@ from orma_proxy.forget.describe import (
     describe,
     full_names,
 )
-from orma_proxy.forget.meaning import GAP, Described, clear_winners, standing_out
-from orma_proxy.forget.rank import about_kin, another_one, best_match, not_the_kin, with_names
+from orma_proxy.forget.meaning import Described, standing_out
+from orma_proxy.forget.rank import (
+    about_kin,
+    another_one,
+    best_match,
+    candidate_rows,
+    not_the_kin,
+    with_names,
+)
 from orma_proxy.store import Connection, StoredLine, episode_texts, space_lines
 from orma_proxy.text import (
     SHARED_ATTRIBUTES,
@@ -181,8 +189,9 @@ def resolve(
             states = _linked(conn, space, d)
             cited = {s.sentence_id for s in states if s.attribute not in SHARED_ATTRIBUTES}
             anchored = _anchored(conn, space, d, cited, hidden)
-    lines = _chosen(conn, space, d, anchored, cited, meaning)
-    if not lines and not quoted:
+    chosen = _chosen(conn, space, d, anchored, cited, meaning)
+    lines = chosen or []
+    if chosen is not None and not lines and not quoted:
         lines = best_match(conn, space, d, meaning, hidden=hidden)
     lines = _merge(lines, quoted)
     _check_unambiguous(d, lines)
@@ -233,8 +242,8 @@ def _chosen(
     anchored: list[tuple[StoredLine, Line]],
     cited: set[int],
     meaning: Described | None,
-) -> list[StoredLine]:
-    """Of the lines holding the anchors, those the evidence says are meant.
+) -> list[StoredLine] | None:
+    """Of the lines holding the anchors, those the evidence says are meant (None: none, finally).
 
     No evidence (identifiers, codes, "everything about Farah"): all of them. Else
     those holding every word and the kind; else those holding most of the words;
@@ -274,18 +283,19 @@ def _chosen(
             return []
         return standing_out(conn, space, partial, meaning) if meaning else partial
     # None holds the words: of the lines showing the kind ("my git token": the tokens), or
-    # of a person's lines, meaning picks a clear winner or asks. The user's lines are most
+    # of a person's lines, the fitted choice picks one or asks. The user's lines are most
     # of a space: meaning alone never picks one of them without the kind.
     pool = [s for score, s in scored if score[1]] if best[1] else []
-    # lines that all show the kind asked are alike: meaning must set one far apart
-    gap = 2 * GAP if pool else GAP
     if not pool and d.names:
         pool = [
             s for s, _ in anchored if not d.other_kind(s.text) and not not_the_kin(d.text, s.text)
         ]
     if meaning is None or not pool:
         return []
-    return clear_winners(conn, space, d.text, pool, meaning, gap)
+    taken = load_choice().decide(d.text, *candidate_rows(conn, space, d, pool, meaning))
+    # The choice weighed every line of the person or the kind and took none: final, not
+    # asked again of a pool drawn from fewer of the same lines (``best_match``).
+    return taken if taken or not d.names else None
 
 
 # "the meeting with Lukas", "my Nairobi flight", "Ama's birthday": one thing, in the singular.
