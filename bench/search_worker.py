@@ -132,7 +132,7 @@ async def vector_knn(
         k=max(config.search_k, k),
         oversample=config.vector_oversample,
         use_floor=False,
-        in_memory=mem.vector_index.use(space),
+        held=mem.vector_index if mem.vector_index.use(space) else None,
         exact_under=config.vector_exact_under,
         ef_search=config.vector_ef_search,
     )
