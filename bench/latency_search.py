@@ -136,7 +136,7 @@ async def stage_times(reader: Reader, mem: AsyncMemory, query: str) -> dict[str,
         k=config.search_k,
         oversample=config.vector_oversample,
         use_floor=config.enable_similarity_weighting,
-        in_memory=mem.vector_index.use(SPACE),
+        held=mem.vector_index if mem.vector_index.use(SPACE) else None,
         exact_under=config.vector_exact_under,
         ef_search=config.vector_ef_search,
     )

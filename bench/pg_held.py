@@ -54,7 +54,7 @@ from orma_proxy import AsyncMemory, OrmaConfig
 from orma_proxy.embed.models import load_embedder
 from orma_proxy.store.connect import Connection
 from orma_proxy.store.keyword_postings import SpaceKeywords
-from orma_proxy.store.passages import PG_SEMANTIC_SQL, keyword_passages, nearest_passages
+from orma_proxy.store.passages import PG_BOUND_SQL, keyword_passages, nearest_passages
 from orma_proxy.store.postgres.connection import connect
 from orma_proxy.store.postgres.search import keyword_params
 from orma_proxy.store.space_vectors import SpaceVectors
@@ -171,7 +171,7 @@ def _joined(conn: Connection, hits: list[tuple[int, float]], k: int) -> list[int
         "use_floor": 0,
         "k": k,
     }
-    return [int(r[0]) for r in conn.execute(PG_SEMANTIC_SQL, params).fetchall()]
+    return [int(r[0]) for r in conn.execute(PG_BOUND_SQL, params).fetchall()]
 
 
 def _in_turns(
@@ -256,7 +256,7 @@ def measure(url: str, notes: int, query_count: int, ef_search: int | None = None
         def pg_vectors(query: np.ndarray) -> list[int]:
             rows = nearest_passages(
                 conn, query, SPACE, k=k, oversample=config.vector_oversample,
-                use_floor=False, in_memory=False, exact_under=config.vector_exact_under,
+                use_floor=False, exact_under=config.vector_exact_under,
                 ef_search=config.vector_ef_search,
             )  # fmt: skip
             return [r.sentence_id for r in rows]

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import inspect
 import json
 import resource
 import sys
@@ -125,6 +126,10 @@ async def vector_knn(
     """The vector channel's top ``k`` sentence ids as the search runs it, noise floor off
     (a filter on purpose, not an approximation)."""
     config = mem.config
+    held = mem.vector_index if mem.vector_index.use(space) else None
+    # ``--old-ref`` runs this file on older code, whose ``nearest_passages`` took ``in_memory``.
+    named = inspect.signature(nearest_passages).parameters
+    chosen = {"held": held} if "held" in named else {"in_memory": held is not None}
     search = functools.partial(
         nearest_passages,
         query=vector,
@@ -132,9 +137,9 @@ async def vector_knn(
         k=max(config.search_k, k),
         oversample=config.vector_oversample,
         use_floor=False,
-        in_memory=mem.vector_index.use(space),
         exact_under=config.vector_exact_under,
         ef_search=config.vector_ef_search,
+        **chosen,
     )
     rows = await execute_fn(reader, search)
     return [row.sentence_id for row in rows[:k]]

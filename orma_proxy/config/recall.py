@@ -91,7 +91,7 @@ class RecallSettings(BaseModel):
         ge=0,
         description="Hold a space's vectors in memory for the k-NN (bits for the coarse "
         "search, int8 for the re-rank: ~0.45 KB a sentence) once it has been "
-        "searched this many times by one process (0 = never: always vec0).",
+        "searched this many times by one process (0 = never: always vec0, or pgvector).",
     )
     vector_catch_up_max: int = Field(
         5_000,
@@ -105,7 +105,8 @@ class RecallSettings(BaseModel):
         ge=0,
         description="Hold a space's keyword postings in memory for BM25 (~250 bytes a "
         "sentence; a common word then costs no more than a rare one) once it has been "
-        "searched this many times by one process (0 = never: always FTS5).",
+        "searched this many times by one process (0 = never: always FTS5, or PostgreSQL's "
+        "sentence_terms).",
     )
     keyword_catch_up_max: int = Field(
         5_000,

@@ -27,7 +27,7 @@ def closest(conn: Connection, space: str, text: str, meaning: Described | None) 
     if meaning is not None:
         near = nearest_passages(
             conn, meaning.vector, space, k=_EACH, oversample=_OVERSAMPLE, use_floor=False,
-            in_memory=False, exact_under=_EXACT_UNDER, ef_search=_EF_SEARCH,
+            exact_under=_EXACT_UNDER, ef_search=_EF_SEARCH,
         )  # fmt: skip
         found.update((row.text, None) for row in near)
     worded = [row.text for row in keyword_passages(conn, text, space, _EACH * 2)]

@@ -279,7 +279,7 @@ def _pool(
 ) -> list[StoredLine]:
     near = nearest_passages(
         conn, meaning.vector, space, k=_NEAR, oversample=4, use_floor=False,
-        in_memory=False, exact_under=100_000, ef_search=64,
+        exact_under=100_000, ef_search=64,
     )  # fmt: skip
     starts = sorted({fold(w.stem)[:_PREFIX] for w in words if len(w.stem) >= 3})
     starts = [s for s in starts if s.isascii()]

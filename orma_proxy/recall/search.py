@@ -252,10 +252,10 @@ async def hybrid_search(
     default the clock), is matched with the words (``text/dates.py``).
 
     With ``keywords``, BM25 runs on its postings once it holds the space
-    (``store/keyword_index.py``); until then on FTS5.
+    (``store/keyword_index.py``); until then on FTS5 (PostgreSQL: ``sentence_terms``).
     With ``vectors``, the k-NN runs in memory once that index holds the
     space (it catches up on the reader while the query is being embedded);
-    ``conn`` must have its ``orma_nearest`` function (``VectorIndex.register``).
+    on SQLite ``conn`` must have its ``orma_nearest`` function (``VectorIndex.register``).
     With ``floor`` (``recall/floor.py``), no vector hit under the query's floor counts.
     """
     query = query[: config.max_query_chars]
@@ -279,7 +279,7 @@ async def hybrid_search(
         vector = await vector_task
         margin = config.noise_floor_background_margin
         least = await floor(vector, margin) if floor is not None else None
-        in_memory = vectors is not None and vectors.use(space)
+        held_vectors = vectors if vectors is not None and vectors.use(space) else None
         worded = {row.sentence_id for found in lexical for row in found}
 
         def near(c: Connection) -> list[SentenceRow]:
@@ -290,7 +290,7 @@ async def hybrid_search(
                 k=config.search_k,
                 oversample=config.vector_oversample,
                 use_floor=config.enable_similarity_weighting,
-                in_memory=in_memory,
+                held=held_vectors,
                 exact_under=config.vector_exact_under,
                 ef_search=config.vector_ef_search,
             )

@@ -99,34 +99,17 @@ class Database:
         except BaseException:
             await writer.close()  # its thread would otherwise outlive the failure
             raise
-        vectors = VectorIndex(
-            path,
-            busy_timeout_ms=config.busy_timeout_ms,
-            load_after=config.vector_memory_after,
-            catch_up_max=config.vector_catch_up_max,
-            candidate_share=config.vector_candidate_share,
-        )
+        vectors, keywords = _held_indexes(path, config)
         await vectors.register(reader)
-        keywords = KeywordIndex(
-            path,
-            busy_timeout_ms=config.busy_timeout_ms,
-            load_after=config.keyword_memory_after,
-            catch_up_max=config.keyword_catch_up_max,
-        )
         return cls(path, reader, writer, embedder, vectors, keywords)
 
     @classmethod
     async def _open_postgres(
         cls, url: str, config: OrmaConfig, make_embedder: EmbedderFactory, *, rebind: bool
     ) -> Database:
-        """PostgreSQL (``store/postgres/``): its k-NN is pgvector's, so no vectors in memory."""
+        """PostgreSQL (``store/postgres/``), its spaces held in memory as SQLite's are."""
         reader, writer, embedder = await open_postgres(url, config, make_embedder, rebind=rebind)
-        vectors = VectorIndex(
-            config.resolved_db_path(), busy_timeout_ms=0, load_after=0, catch_up_max=1
-        )
-        keywords = KeywordIndex(
-            config.resolved_db_path(), busy_timeout_ms=0, load_after=0, catch_up_max=1
-        )
+        vectors, keywords = _held_indexes(url, config)
         return cls(config.resolved_db_path(), reader, writer, embedder, vectors, keywords, url)
 
     @property
@@ -139,6 +122,24 @@ class Database:
         await self.keywords.close()
         await self.writer.close()
         await self.reader.close()
+
+
+def _held_indexes(where: Path | str, config: OrmaConfig) -> tuple[VectorIndex, KeywordIndex]:
+    """The indexes this process holds of the spaces it searches often (``held_index.py``)."""
+    vectors = VectorIndex(
+        where,
+        busy_timeout_ms=config.busy_timeout_ms,
+        load_after=config.vector_memory_after,
+        catch_up_max=config.vector_catch_up_max,
+        candidate_share=config.vector_candidate_share,
+    )
+    keywords = KeywordIndex(
+        where,
+        busy_timeout_ms=config.busy_timeout_ms,
+        load_after=config.keyword_memory_after,
+        catch_up_max=config.keyword_catch_up_max,
+    )
+    return vectors, keywords
 
 
 def _prepare(path: Path, config: OrmaConfig, read_only: str | None) -> str | None:

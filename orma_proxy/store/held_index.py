@@ -1,9 +1,10 @@
 """An index held in memory per space: loaded at a point of a change log, kept current from it.
 
 The keyword postings (``keyword_index.py``) and the k-NN vectors (``vector_index.py``) are
-caches each process holds of what SQLite stores. A trigger logs every change of a sentence in
-the index's log (``keyword_changes``, migration 0014; ``vector_changes``, 0005: ids in commit
-order, AUTOINCREMENT). A space is loaded once searched ``load_after`` times (never for a one-shot
+caches each process holds of what the database stores, SQLite or PostgreSQL. A trigger logs
+every change of a sentence in the index's log (``keyword_changes``, migration 0014;
+``vector_changes``, 0005; on PostgreSQL both in migration 0007: ids in commit order, never
+reused). A space is loaded once searched ``load_after`` times (never for a one-shot
 ``orma search``), in a worker thread, in one snapshot with the log's newest ``seq``. Before a
 search, the changes after the point applied are read and each changed sentence is taken out and
 put back as it is now; applying a change twice gives the same index, so spaces loaded at
@@ -21,8 +22,8 @@ point lies before the oldest row left (idle while many writes landed, loading me
 a larger ``catch_up_max`` than the pruner's) cannot tell what it missed and reloads in full:
 rows go oldest first, so that is when the oldest row is past its point + 1. With the pruner's
 ``catch_up_max`` it would have reloaded anyway: pruning changes no answer, and costs at most a
-reload where a larger ``catch_up_max`` could have patched. (PostgreSQL holds no index in memory,
-and its ``bigserial`` is not commit order; its ``vector_changes`` is pruned all the same.)
+reload where a larger ``catch_up_max`` could have patched. Gaps in ``seq`` (a rolled-back
+transaction's, PostgreSQL's sequences) only make a process look up the oldest row.
 """
 
 from __future__ import annotations
@@ -36,17 +37,18 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from orma_proxy.config import OrmaConfig
+from orma_proxy.errors import StoreError
 from orma_proxy.offload import in_thread
-from orma_proxy.store.connect import Connection, DatabaseError, open_sync
-from orma_proxy.store.postgres.connection import is_postgres
+from orma_proxy.store.connect import Connection, DatabaseError
 from orma_proxy.store.sentences import EVERY_SENTENCE
+from orma_proxy.store.tables import snapshot
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 Row = tuple[Any, ...]  # a change: (seq, sentence id, then what the index reads of it now)
 
-KEYWORD_LOG = "keyword_changes"  # SQLite's only: PostgreSQL's keywords are GIN-indexed columns
+KEYWORD_LOG = "keyword_changes"
 VECTOR_LOG = "vector_changes"
 
 
@@ -59,14 +61,17 @@ class HeldIndex(ABC, Generic[T]):
 
     A subclass reads a space (``_read``) and applies changes (``_apply``); ``_changes_sql``
     selects ``(seq, sentence_id, ...)`` after ``?``, by ``seq``, at most ``?`` rows.
+    ``where``: the memory's file, or its PostgreSQL URL (``Database.location``).
     """
 
     _log: str
     _changes_sql: str
     _name: str  # for the log messages
 
-    def __init__(self, path: Path, *, busy_timeout_ms: int, load_after: int, catch_up_max: int):
-        self._path = path
+    def __init__(
+        self, where: Path | str, *, busy_timeout_ms: int, load_after: int, catch_up_max: int
+    ):
+        self._where = where
         self._busy_timeout_ms = busy_timeout_ms
         self._load_after = load_after
         self._catch_up_max = catch_up_max
@@ -149,7 +154,7 @@ class HeldIndex(ABC, Generic[T]):
             log.info("%s: %s of space %r in memory", self._name, self._describe(held), space)
         except _Closing:
             return
-        except (DatabaseError, OSError) as exc:
+        except (DatabaseError, StoreError, OSError) as exc:
             log.warning(
                 "%s: loading space %r failed (%s); searching without", self._name, space, exc
             )
@@ -167,15 +172,12 @@ class HeldIndex(ABC, Generic[T]):
 
     def _snapshot(self, space: str) -> tuple[int, T]:
         """One snapshot of ``space``: the change it reflects and what it holds."""
-        conn = open_sync(self._path, busy_timeout_ms=self._busy_timeout_ms, read_only=True)
-        try:
-            conn.execute("BEGIN")
+        opened = snapshot(
+            self._where, busy_timeout_ms=self._busy_timeout_ms, application_name="orma-index"
+        )
+        with opened as conn:
             seq = int(conn.execute(f"SELECT coalesce(max(seq), 0) FROM {self._log}").fetchone()[0])
-            held = self._read(conn, space)
-            conn.execute("COMMIT")
-            return seq, held
-        finally:
-            conn.close()
+            return seq, self._read(conn, space)
 
     async def close(self) -> None:
         """Stop loads in flight and wait for their threads.
@@ -191,9 +193,7 @@ def prune_change_logs(conn: Connection, config: OrmaConfig) -> None:
     """Keep each change log's newest ``catch_up_max`` rows (a write job; the module's docstring
     says why no held index needs older ones): once it holds twice that, so a delete runs once
     per ``catch_up_max`` changes, and two replicas' writes seldom meet on its rows."""
-    logs = [(VECTOR_LOG, config.vector_catch_up_max)]
-    if not is_postgres(conn):
-        logs.append((KEYWORD_LOG, config.keyword_catch_up_max))
+    logs = [(VECTOR_LOG, config.vector_catch_up_max), (KEYWORD_LOG, config.keyword_catch_up_max)]
     for table, keep in logs:
         ends = f"SELECT (SELECT min(seq) FROM {table}), (SELECT max(seq) FROM {table})"
         oldest, newest = conn.execute(ends).fetchone()

@@ -24,6 +24,7 @@ from orma_proxy.store.keywords import (
 )
 from orma_proxy.store.postgres import search as pg
 from orma_proxy.store.postgres.connection import is_postgres
+from orma_proxy.store.vector_index import VectorIndex
 from orma_proxy.store.vectors import INDEX_NEAREST_SQL, NEAREST_SQL, nearest_params
 
 if TYPE_CHECKING:
@@ -51,10 +52,12 @@ HELD_LEXICAL_SQL = _WITH_ROWS.format(
 GRAMS_SEARCH_SQL = _WITH_ROWS.format(hits=GRAMS_SQL)
 SEMANTIC_SQL = _WITH_ROWS.format(hits=NEAREST_SQL)
 INDEX_SEMANTIC_SQL = _WITH_ROWS.format(hits=INDEX_NEAREST_SQL)
-# PostgreSQL's channels (``store/postgres/search.py``), joined the same way.
+# PostgreSQL's channels (``store/postgres/search.py``), joined the same way; hits found
+# elsewhere (HNSW's, the held postings') come bound as arrays, the held k-NN's rescored.
 PG_LEXICAL_SQL = _WITH_ROWS.format(hits=pg.KEYWORD_HITS)
 PG_GRAMS_SQL = _WITH_ROWS.format(hits=pg.GRAMS_HITS)
-PG_SEMANTIC_SQL = _WITH_ROWS.format(hits=pg.NEAREST_HITS)
+PG_BOUND_SQL = _WITH_ROWS.format(hits=pg.BOUND_HITS)
+PG_RESCORED_SQL = _WITH_ROWS.format(hits=pg.RESCORED_HITS)
 # The sentences of the turn right after each of ``:asked`` (a JSON list of episode
 # ids) in the space, first sentence first: each an index seek on (space, id).
 _NEXT_TURNS = (
@@ -103,13 +106,16 @@ def keyword_passages(
 
     From ``held`` when it holds the space (the same BM25, whatever the words' frequency).
     """
-    if is_postgres(conn):
-        return _rows(conn, PG_LEXICAL_SQL, pg.keyword_params(query, space, k, dates))
+    postgres = is_postgres(conn)
     if held is not None:
         terms = query_terms(query, dates=dates)
         found = held.search(conn, space, terms, k) if terms else []
+        if found is not None and postgres:
+            return _rows(conn, PG_BOUND_SQL, pg.bound_params(found, space, k))
         if found is not None:
             return _rows(conn, HELD_LEXICAL_SQL, {"hits": json.dumps(found), "space": space})
+    if postgres:
+        return _rows(conn, PG_LEXICAL_SQL, pg.keyword_params(query, space, k, dates))
     return _rows(conn, LEXICAL_SQL, bm25_params(query, space, k, dates))
 
 
@@ -128,24 +134,29 @@ def nearest_passages(
     k: int,
     oversample: int,
     use_floor: bool,
-    in_memory: bool,
     exact_under: int,
     ef_search: int,
+    held: VectorIndex | None = None,
 ) -> list[SentenceRow]:
     """The ``k`` sentences of ``space`` nearest to ``query``, most similar first.
 
     ``vectors.nearest`` says what the arguments mean; here the hits come with their rows.
+    From ``held`` when it holds the space (on SQLite ``conn`` carries its ``orma_nearest``).
     ``exact_under``: on PostgreSQL, a space with no more vectors is searched exactly, a
     larger one by HNSW with ``ef_search`` at least that (``postgres/vectors.py``).
     """
     if is_postgres(conn):
+        near = None if held is None else held.nearest(space, query, k * oversample, k)
+        if near is not None:
+            rescored = pg.rescored_params(query, near, space, k, use_floor=use_floor)
+            return _rows(conn, PG_RESCORED_SQL, rescored)
         found = pg.nearest_params(
             conn, query, space, k=k, oversample=oversample, use_floor=use_floor,
             exact_under=exact_under, ef_search=ef_search,
         )  # fmt: skip
-        return _rows(conn, PG_SEMANTIC_SQL, found)
+        return _rows(conn, PG_BOUND_SQL, found)
     params = nearest_params(query, space, k=k, oversample=oversample, use_floor=use_floor)
-    return _rows(conn, INDEX_SEMANTIC_SQL if in_memory else SEMANTIC_SQL, params)
+    return _rows(conn, SEMANTIC_SQL if held is None else INDEX_SEMANTIC_SQL, params)
 
 
 def next_turns(conn: Connection, space: str, episode_ids: Sequence[int]) -> list[SentenceRow]:

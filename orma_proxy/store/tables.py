@@ -33,14 +33,16 @@ def _quoted(name: str) -> str:
 
 
 @contextmanager
-def snapshot(where: Path | str, *, busy_timeout_ms: int) -> Iterator[Connection]:
+def snapshot(
+    where: Path | str, *, busy_timeout_ms: int, application_name: str = "orma-export"
+) -> Iterator[Connection]:
     """A read-only connection of its own, every read inside one transaction: one snapshot.
 
     A proxy writing meanwhile never makes the reads disagree with each other. On
     PostgreSQL (``where`` a URL) the transaction is REPEATABLE READ: one snapshot too.
     """
     if isinstance(where, str):
-        conn = connect(where, application_name="orma-export")
+        conn = connect(where, application_name=application_name)
         begin = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
     else:
         conn, begin = open_sync(where, busy_timeout_ms=busy_timeout_ms, read_only=True), "BEGIN"

@@ -5,9 +5,10 @@ pass, int8 copies to re-rank, ~450 bytes a sentence), is ``space_vectors.py``'s.
 That module is loaded with the first space held: a process that never holds one never
 imports numpy for it.
 
-SQLite stays the truth; this is a cache kept current from ``vector_changes``
+The database stays the truth; this is a cache kept current from ``vector_changes``
 (``held_index.py``), looking at each changed sentence's current vector. Until a
-space is held (``vector_memory_after`` searches), searches use vec0.
+space is held (``vector_memory_after`` searches), searches use vec0 on SQLite,
+pgvector on PostgreSQL (the same statements read the float32 bytes from either).
 """
 
 from __future__ import annotations
@@ -33,9 +34,12 @@ _CHANGES_SQL = (
     "LEFT JOIN sentence_vectors v ON v.sentence_id = c.sentence_id "
     "WHERE c.seq > ? ORDER BY c.seq LIMIT ?"
 )
+# A batch of the space's vectors after an id: each batch one seek, and no engine holds more
+# than a batch for the reader (a client-side psycopg cursor would hold them all).
 _SPACE_SQL = (
-    "SELECT v.sentence_id, v.embedding FROM sentence_vectors v "
-    "JOIN sentences s ON s.id = v.sentence_id WHERE s.space = ?"
+    "SELECT v.sentence_id, v.embedding FROM sentences s "
+    "CROSS JOIN sentence_vectors v ON v.sentence_id = s.id "
+    "WHERE s.space = ? AND s.id > ? ORDER BY s.id LIMIT ?"
 )
 
 
@@ -46,8 +50,8 @@ class VectorIndex(HeldIndex["SpaceVectors"]):
     _changes_sql = _CHANGES_SQL
     _name = "vector index"
 
-    def __init__(self, path: Path, *, candidate_share: float = 0.0, **options: int) -> None:
-        super().__init__(path, **options)  # busy_timeout_ms, load_after, catch_up_max
+    def __init__(self, where: Path | str, *, candidate_share: float = 0.0, **options: int) -> None:
+        super().__init__(where, **options)  # busy_timeout_ms, load_after, catch_up_max
         self._candidate_share = candidate_share
 
     async def catch_up(self, reader: Reader) -> None:
@@ -100,21 +104,22 @@ class VectorIndex(HeldIndex["SpaceVectors"]):
     async def register(self, reader: Reader) -> None:
         """Make ``orma_nearest`` available to the statements of ``reader``.
 
-        Not when no space is ever held (``load_after`` 0, and always on PostgreSQL).
+        Not when no space is ever held (``load_after`` 0), nor on PostgreSQL, where
+        ``store/passages.py`` asks ``nearest`` itself and binds the hits.
         """
-        if self._load_after == 0:
+        if self._load_after == 0 or isinstance(self._where, str):
             return
         await reader.create_function("orma_nearest", 4, self.nearest_json)
 
     def _read(self, conn: Connection, space: str) -> SpaceVectors:
         from orma_proxy.store.space_vectors import SpaceVectors
 
-        cursor = conn.execute(_SPACE_SQL, (space,))
-        parts = []
-        while rows := cursor.fetchmany(_LOAD_BATCH):
+        parts, after = [], 0
+        # A batch at a time: the float blobs of a million sentences are 1.5 GB.
+        while rows := conn.execute(_SPACE_SQL, (space, after, _LOAD_BATCH)).fetchall():
             self._check_open()
-            # A batch at a time: the float blobs of a million sentences are 1.5 GB.
             parts.append(SpaceVectors.build([r[0] for r in rows], [r[1] for r in rows]))
+            after = int(rows[-1][0])
         return SpaceVectors.joined(parts)
 
     def _describe(self, held: SpaceVectors) -> str:

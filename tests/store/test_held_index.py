@@ -1,4 +1,5 @@
-"""The held indexes' change logs: pruned as they grow, never at the cost of an answer.
+"""The held indexes' change logs: pruned as they grow, never at the cost of an answer; and
+what any process writes after a space is held is what its next search sees.
 
 Several ``AsyncMemory`` objects on one file behave like processes: each holds its own
 indexes, at its own point of the logs.
@@ -12,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from orma_proxy import AsyncMemory, OrmaConfig
-from orma_proxy.store.connect import open_sync
+from orma_proxy.embed.onnx import OnnxEmbedder
 from orma_proxy.store.keywords import query_terms
 from tests.helpers.embedders import HashingEmbedder
-from tests.helpers.rawdb import reading, rows, scalar
+from tests.helpers.rawdb import raw, reading, rows, scalar
 
 KEEP = 10  # the pruning writer's catch_up_max: each log keeps 10 to 20 rows
 WORDS = ["saffron", "glacier", "violin", "harbour", "lantern", "orchid", "kestrel", "quince"]
@@ -31,13 +32,8 @@ def _notes(count: int, seed: int) -> list[str]:
     ]
 
 
-def _config(tmp_path: Path, keep: int = 5_000) -> OrmaConfig:
-    return OrmaConfig(
-        home=tmp_path / "home",
-        db_path=tmp_path / "m.db",
-        keyword_catch_up_max=keep,
-        vector_catch_up_max=keep,
-    )
+def _config(config: OrmaConfig, keep: int = 5_000) -> OrmaConfig:
+    return config.model_copy(update={"keyword_catch_up_max": keep, "vector_catch_up_max": keep})
 
 
 async def _hold(mem: AsyncMemory) -> None:
@@ -53,10 +49,9 @@ async def _answers(mem: AsyncMemory) -> list[dict[int, float]]:
     """What ``mem``'s held indexes answer for ``QUERIES`` after catching up: every BM25 hit
     and every k-NN hit of space ``s`` with its score (all of them: no tie is cut)."""
     keywords, vectors = mem.keyword_index, mem.vector_index
-    async with reading(mem.path) as reader:
+    async with reading(mem.location) as reader:
         await vectors.catch_up(reader)
-    conn = open_sync(mem.path, busy_timeout_ms=5_000, read_only=True)
-    try:
+    with raw(mem.location) as conn:
         found = []
         for query in QUERIES:
             vector = HashingEmbedder().embed([query])[0]
@@ -67,19 +62,15 @@ async def _answers(mem: AsyncMemory) -> list[dict[int, float]]:
                 assert hits is not None  # held
                 found.append({i: round(score, 4) for i, score in hits})
         return found
-    finally:
-        conn.close()
 
 
-def _log_sizes(path: Path) -> dict[str, int]:
+def _log_sizes(path: Path | str) -> dict[str, int]:
     tables = ("keyword_changes", "vector_changes")
     return {t: int(scalar(path, f"SELECT count(*) FROM {t}")) for t in tables}
 
 
 @pytest.mark.both_backends
-async def test_the_change_logs_stay_bounded_however_many_notes_come(
-    config: OrmaConfig, backend: str
-) -> None:
+async def test_the_change_logs_stay_bounded_however_many_notes_come(config: OrmaConfig) -> None:
     config = config.model_copy(update={"keyword_catch_up_max": KEEP, "vector_catch_up_max": KEEP})
     async with AsyncMemory(config=config, embedder=HashingEmbedder()) as mem:
         for i, note in enumerate(_notes(150, seed=1)):
@@ -90,24 +81,26 @@ async def test_the_change_logs_stay_bounded_however_many_notes_come(
         await mem.purge(gone, space="s")
         await mem.add("one more note about the orchid", space="s")  # its vector's batch prunes
         await mem.flush()
-    logs = ["vector_changes"] + (["keyword_changes"] if backend == "sqlite" else [])
-    for table in logs:
+    for table in ("vector_changes", "keyword_changes"):
         ((count, newest),) = rows(mem.location, f"SELECT count(*), max(seq) FROM {table}")
         assert int(newest) > 150 and int(count) <= 2 * KEEP, table
 
 
-async def test_processes_before_and_after_pruning_answer_as_a_fresh_load(tmp_path: Path) -> None:
+@pytest.mark.both_backends
+async def test_processes_before_and_after_pruning_answer_as_a_fresh_load(
+    config: OrmaConfig,
+) -> None:
     """``early`` holds the space, then a writer adds and purges past its point and prunes
     the rows it would need: it must reload, not patch with what is left. ``late`` loads
     from the pruned log and patches from there. Both answer as one loading at the end."""
     embedder = HashingEmbedder()
-    async with AsyncMemory(config=_config(tmp_path, KEEP), embedder=embedder) as writer:
+    async with AsyncMemory(config=_config(config, KEEP), embedder=embedder) as writer:
         for note in _notes(40, seed=2):
             await writer.add(note, space="s")
         await writer.flush()
-        async with AsyncMemory(config=_config(tmp_path), embedder=embedder) as early:
+        async with AsyncMemory(config=_config(config), embedder=embedder) as early:
             await _hold(early)
-            held_at = scalar(tmp_path / "m.db", "SELECT max(seq) FROM keyword_changes")
+            held_at = scalar(writer.location, "SELECT max(seq) FROM keyword_changes")
             for note in _notes(60, seed=3):
                 await writer.add(note, space="s")
             hits = (await writer.search("glacier", space="s")).passages
@@ -115,21 +108,18 @@ async def test_processes_before_and_after_pruning_answer_as_a_fresh_load(tmp_pat
             for note in _notes(3 * KEEP, seed=4):
                 await writer.add(note, space="s")
             await writer.flush()
-            oldest = scalar(tmp_path / "m.db", "SELECT min(seq) FROM keyword_changes")
+            oldest = scalar(writer.location, "SELECT min(seq) FROM keyword_changes")
             assert oldest > held_at + 1  # rows ``early`` needs are gone
-            assert max(_log_sizes(tmp_path / "m.db").values()) <= 2 * KEEP
+            assert max(_log_sizes(writer.location).values()) <= 2 * KEEP
 
-            conn = open_sync(tmp_path / "m.db", busy_timeout_ms=5_000, read_only=True)
-            try:
+            with raw(writer.location) as conn:
                 assert early.keyword_index.search(conn, "s", ["glacier"], 5) is None  # dropped
-            finally:
-                conn.close()
-            async with reading(early.path) as reader:
+            async with reading(early.location) as reader:
                 await early.vector_index.catch_up(reader)
             assert not early.vector_index.holds("s")
             await _hold(early)
 
-            async with AsyncMemory(config=_config(tmp_path), embedder=embedder) as late:
+            async with AsyncMemory(config=_config(config), embedder=embedder) as late:
                 await _hold(late)
                 for note in _notes(KEEP // 2, seed=5):  # fewer than KEEP: patched, not reloaded
                     await writer.add(note, space="s")
@@ -137,7 +127,7 @@ async def test_processes_before_and_after_pruning_answer_as_a_fresh_load(tmp_pat
                 late_answers = await _answers(late)
                 assert late.keyword_index.holds("s") and late.vector_index.holds("s")
                 early_answers = await _answers(early)
-                async with AsyncMemory(config=_config(tmp_path), embedder=embedder) as fresh:
+                async with AsyncMemory(config=_config(config), embedder=embedder) as fresh:
                     await _hold(fresh)
                     fresh_answers = await _answers(fresh)
     assert all(found for found in fresh_answers)
@@ -145,12 +135,13 @@ async def test_processes_before_and_after_pruning_answer_as_a_fresh_load(tmp_pat
     assert late_answers == fresh_answers
 
 
-async def test_a_process_within_the_kept_rows_keeps_patching(tmp_path: Path) -> None:
+@pytest.mark.both_backends
+async def test_a_process_within_the_kept_rows_keeps_patching(config: OrmaConfig) -> None:
     """Pruning costs no reload to a process no more than ``catch_up_max`` rows behind."""
     embedder = HashingEmbedder()
     async with (
-        AsyncMemory(config=_config(tmp_path, KEEP), embedder=embedder) as writer,
-        AsyncMemory(config=_config(tmp_path, KEEP), embedder=embedder) as reader,
+        AsyncMemory(config=_config(config, KEEP), embedder=embedder) as writer,
+        AsyncMemory(config=_config(config, KEEP), embedder=embedder) as reader,
     ):
         for note in _notes(30, seed=6):
             await writer.add(note, space="s")
@@ -162,7 +153,84 @@ async def test_a_process_within_the_kept_rows_keeps_patching(tmp_path: Path) -> 
             await writer.flush()
             await _answers(reader)  # catches up
             assert reader.keyword_index.holds("s") and reader.vector_index.holds("s")
-        assert scalar(tmp_path / "m.db", "SELECT min(seq) FROM vector_changes") > 30
-        async with AsyncMemory(config=_config(tmp_path), embedder=embedder) as fresh:
+        assert scalar(writer.location, "SELECT min(seq) FROM vector_changes") > 30
+        async with AsyncMemory(config=_config(config), embedder=embedder) as fresh:
             await _hold(fresh)
             assert await _answers(reader) == await _answers(fresh)
+
+
+def _texts(found: object) -> list[str]:
+    return [p.text for p in found.passages]  # type: ignore[attr-defined]
+
+
+@pytest.mark.both_backends
+async def test_writes_after_loading_are_seen_by_the_next_search(
+    config: OrmaConfig, embedder: OnnxEmbedder
+) -> None:
+    """Add, release, supersede and purge after both indexes hold the space: each next search
+    answers from them (still held) as the database now says."""
+    async with AsyncMemory(config=config, embedder=embedder) as mem:
+        for note in _notes(40, seed=7):
+            await mem.add(note, space="s")
+        await mem.flush()
+        await _hold(mem)
+
+        nest = "The ptarmigan nests above the quince orchard."
+        await mem.add(nest, space="s")
+        await mem.flush()
+        assert nest in _texts(await mem.search("where does the ptarmigan nest?", space="s"))
+        with raw(mem.location) as conn:
+            assert len(mem.keyword_index.search(conn, "s", ["ptarmigan"], 5) or []) == 1
+
+        released = await mem.release("the ptarmigan nests", space="s")
+        assert released.count > 0
+        assert nest not in _texts(await mem.search("where does the ptarmigan nest?", space="s"))
+
+        await mem.add("My locker code at the climbing gym is 4471.", space="s")
+        await mem.flush()
+        fixed = await mem.supersede(
+            "my locker code at the climbing gym",
+            "My locker code at the climbing gym is 9902.",
+            space="s",
+        )
+        assert fixed.count > 0
+        await mem.flush()
+        texts = _texts(await mem.search("what is my climbing gym locker code?", space="s"))
+        assert any("9902" in t for t in texts) and not any("4471" in t for t in texts)
+
+        heron = "A bronze heron statue stands by the Limmat in Zurich."
+        episode = await mem.add(heron, space="s")
+        await mem.flush()
+        found = (await mem.search("heron statue in Zurich", space="s")).passages
+        assert found[0].text == heron
+        await mem.purge([episode], space="s")
+        assert heron not in _texts(await mem.search("heron statue in Zurich", space="s"))
+        with raw(mem.location) as conn:
+            assert mem.keyword_index.search(conn, "s", ["heron"], 5) == []
+        vector = embedder.embed(["heron statue in Zurich"])[0]
+        near = mem.vector_index.nearest("s", vector, 100, 100)
+        assert near is not None and found[0].sentence_id not in dict(near)
+        assert mem.keyword_index.holds("s") and mem.vector_index.holds("s")
+
+
+@pytest.mark.parametrize("backend", ["postgres"], indirect=True)
+async def test_log_rows_take_their_seq_in_commit_order(config: OrmaConfig) -> None:
+    """A transaction that changed a sentence first but commits last logs it last: a process
+    that caught up between the two commits would otherwise skip the first one's row."""
+    async with AsyncMemory(config=config, embedder=HashingEmbedder()) as mem:
+        episode = await mem.add("A first note.", space="s")
+    url = mem.location
+    # Two spaces: writes to one space wait for each other already (its ``space_text`` row).
+    insert = (
+        "INSERT INTO sentences (episode_id, space, position, start, text, space_tag) "
+        "VALUES (?, ?, ?, 0, ?, ?) RETURNING id"
+    )
+    with raw(url) as first, raw(url) as second:
+        first.execute("BEGIN")
+        early = first.execute(insert, (episode, "s", 1, "changed first", "s")).fetchone()[0]
+        second.execute("BEGIN")
+        late = second.execute(insert, (episode, "t", 2, "changed second", "t")).fetchone()[0]
+        second.execute("COMMIT")
+        first.execute("COMMIT")
+    logged = [int(r[0]) for r in rows(url, "SELECT sentence_id FROM keyword_changes ORDER BY seq")]
+    assert early < late and logged[-2:] == [late, early]

@@ -1,4 +1,5 @@
-"""The in-memory keyword postings: FTS5's BM25, kept current, nothing purged left behind."""
+"""The in-memory keyword postings: the engine's own BM25 (FTS5's, PostgreSQL's), kept current,
+nothing purged left behind."""
 
 from __future__ import annotations
 
@@ -9,15 +10,18 @@ import numpy as np
 import pytest
 
 from orma_proxy import AsyncMemory, OrmaConfig
-from orma_proxy.store.connect import open_sync
+from orma_proxy.store.connect import Connection, open_sync
 from orma_proxy.store.keyword_index import KeywordIndex
 from orma_proxy.store.keyword_postings import SpaceKeywords
 from orma_proxy.store.keywords import BM25_SQL, bm25_params, query_terms
+from orma_proxy.store.postgres.search import KEYWORD_HITS, keyword_params
 from tests.helpers.embedders import HashingEmbedder
+from tests.helpers.rawdb import raw
 
 COMMON = ["remind", "meeting", "today", "book", "project"]  # in most sentences
 RARE = ["saffron", "glacier", "violin", "harbour", "lantern", "orchid", "kestrel", "quince"]
 FILLER = ["about", "with", "after", "small", "green", "river", "paper", "window", "coffee"]
+PG = pytest.mark.parametrize("backend", ["postgres"], indirect=True)
 
 
 def _sentences(count: int, seed: int = 5) -> list[str]:
@@ -38,6 +42,10 @@ def _config(tmp_path: Path, **extra: object) -> OrmaConfig:
     return OrmaConfig(home=tmp_path / "home", db_path=tmp_path / "m.db", **extra)  # type: ignore[arg-type]
 
 
+def _with(config: OrmaConfig, **extra: object) -> OrmaConfig:
+    return config.model_copy(update=extra)
+
+
 async def _held(mem: AsyncMemory, space: str) -> KeywordIndex:
     """Search ``space`` until the index loads it (``keyword_memory_after`` = 2)."""
     index = mem.keyword_index
@@ -48,21 +56,36 @@ async def _held(mem: AsyncMemory, space: str) -> KeywordIndex:
     return index
 
 
-async def test_held_rankings_and_scores_equal_fts5_bm25(tmp_path: Path) -> None:
-    """Pruned (MaxScore) and unpruned (FTS5 scores every posting) give one top k."""
-    async with AsyncMemory(config=_config(tmp_path), embedder=HashingEmbedder()) as mem:
+def _engines_top(conn: Connection, backend: str, query: str, k: int) -> list[tuple[int, float]]:
+    """The engine's own BM25 top ``k`` of space ``s``: FTS5's ``bm25()``, or ``KEYWORD_HITS``."""
+    if backend == "postgres":
+        params = keyword_params(query, "s", k)
+        sql = KEYWORD_HITS
+    else:
+        params, sql = bm25_params(query, "s", k), BM25_SQL
+    assert params is not None
+    return [(int(r[0]), float(r[1])) for r in conn.execute(sql, params).fetchall()]
+
+
+@pytest.mark.both_backends
+async def test_held_rankings_and_scores_equal_the_engines_bm25(
+    config: OrmaConfig, backend: str
+) -> None:
+    """Pruned (MaxScore) and unpruned (the engine scores every posting) give one top k. On
+    PostgreSQL beside another space (FTS5 counts its whole table, PostgreSQL the space)."""
+    async with AsyncMemory(config=config, embedder=HashingEmbedder()) as mem:
         for text in _sentences(400):
             await mem.add(text, space="s")
+        if backend == "postgres":
+            for text in _sentences(40, seed=6):
+                await mem.add(text, space="other")
         index = await _held(mem, "s")
         rng = random.Random(9)
-        conn = open_sync(mem.path, busy_timeout_ms=1000, read_only=True)
-        try:
+        with raw(mem.location) as conn:
             for _ in range(60):
                 query = " ".join(rng.sample(COMMON + RARE + FILLER, rng.randint(1, 4)))
                 for k in (1, 5, 30):
-                    params = bm25_params(query, "s", k)
-                    assert params is not None
-                    want = conn.execute(BM25_SQL, params).fetchall()
+                    want = _engines_top(conn, backend, query, k)
                     got = index.search(conn, "s", query_terms(query), k)
                     assert got is not None and len(got) == len(want), query
                     assert [s for _, s in got] == pytest.approx([s for _, s in want], rel=1e-9)
@@ -70,8 +93,23 @@ async def test_held_rankings_and_scores_equal_fts5_bm25(tmp_path: Path) -> None:
                     assert {i for i, s in got if s > cut + 1e-9} == {
                         i for i, s in want if s > cut + 1e-9
                     }
-        finally:
-            conn.close()
+
+
+@PG
+async def test_a_query_term_of_several_lexemes_matches_each_as_postgresql_does(
+    config: OrmaConfig,
+) -> None:
+    """ "snake_case" is two lexemes to ``to_tsvector``: both are searched, OR-ed, once each."""
+    async with AsyncMemory(config=config, embedder=HashingEmbedder()) as mem:
+        await mem.add("The snake_case name and the snake case words.", space="s")
+        await mem.add("A case of apples.", space="s")
+        await mem.add("Nothing to see here.", space="s")
+        index = await _held(mem, "s")
+        with raw(mem.location) as conn:
+            got = index.search(conn, "s", ["snake_case", "case"], 10)
+            want = conn.execute(KEYWORD_HITS, keyword_params("snake_case case", "s", 10))
+            assert got == pytest.approx([(int(i), s) for i, s in want.fetchall()], rel=1e-9)
+            assert got is not None and len(got) == 2
 
 
 def test_a_common_terms_postings_are_only_looked_up_for_the_candidates() -> None:
@@ -87,27 +125,25 @@ def test_a_common_terms_postings_are_only_looked_up_for_the_candidates() -> None
     assert held.scored == rows  # alone, a common term is scored in full
 
 
-async def test_a_purged_sentence_leaves_the_held_postings(tmp_path: Path) -> None:
-    async with AsyncMemory(config=_config(tmp_path), embedder=HashingEmbedder()) as mem:
+@pytest.mark.both_backends
+async def test_a_purged_sentence_leaves_the_held_postings(config: OrmaConfig) -> None:
+    async with AsyncMemory(config=config, embedder=HashingEmbedder()) as mem:
         for text in _sentences(50):
             await mem.add(text, space="s")
         secret = await mem.add("The ptarmigan nests above the quince tree.", space="s")
         index = await _held(mem, "s")
-        conn = open_sync(mem.path, busy_timeout_ms=1000, read_only=True)
-        try:
+        with raw(mem.location) as conn:
             found = index.search(conn, "s", ["ptarmigan"], 10)
             assert found is not None and len(found) == 1
             await mem.purge([secret], space="s")
             assert index.search(conn, "s", ["ptarmigan"], 10) == []
             assert found[0][0] not in dict(index.search(conn, "s", ["quince", "tree"], 50) or [])
-        finally:
-            conn.close()
         texts = [p.text for p in (await mem.search("ptarmigan quince", space="s")).passages]
         assert not any("ptarmigan" in t for t in texts)
 
 
-async def test_another_processs_new_sentences_are_found(tmp_path: Path) -> None:
-    config = _config(tmp_path)
+@pytest.mark.both_backends
+async def test_another_processs_new_sentences_are_found(config: OrmaConfig) -> None:
     async with (
         AsyncMemory(config=config, embedder=HashingEmbedder()) as proxy,
         AsyncMemory(config=config, embedder=HashingEmbedder()) as cli,
@@ -116,28 +152,23 @@ async def test_another_processs_new_sentences_are_found(tmp_path: Path) -> None:
             await cli.add(text, space="s")
         index = await _held(proxy, "s")
         await cli.add("Our bassoon teacher moved to the glacier town.", space="s")
-        conn = open_sync(proxy.path, busy_timeout_ms=1000, read_only=True)
-        try:
+        with raw(proxy.location) as conn:
             found = index.search(conn, "s", ["bassoon"], 10)
-        finally:
-            conn.close()
         assert found is not None and len(found) == 1
         passages = (await proxy.search("bassoon", space="s")).passages
         assert passages[0].sentence_id == found[0][0]
         assert passages[0].text == "Our bassoon teacher moved to the glacier town."
 
 
-async def test_a_held_space_never_yields_another_spaces_sentences(tmp_path: Path) -> None:
-    async with AsyncMemory(config=_config(tmp_path), embedder=HashingEmbedder()) as mem:
+@pytest.mark.both_backends
+async def test_a_held_space_never_yields_another_spaces_sentences(config: OrmaConfig) -> None:
+    async with AsyncMemory(config=config, embedder=HashingEmbedder()) as mem:
         await mem.add("Alice keeps saffron in the kitchen.", space="alice")
         await mem.add("Bob keeps saffron in the garage.", space="bob")
         index = await _held(mem, "bob")
         await mem.add("Alice bought more saffron.", space="alice")
-        conn = open_sync(mem.path, busy_timeout_ms=1000, read_only=True)
-        try:
+        with raw(mem.location) as conn:
             found = index.search(conn, "bob", ["saffron"], 10)
-        finally:
-            conn.close()
         assert found is not None and len(found) == 1
         texts = [p.text for p in (await mem.search("saffron", space="bob")).passages]
         assert texts == ["Bob keeps saffron in the garage."]
@@ -156,21 +187,19 @@ async def test_a_term_of_several_tokens_is_left_to_fts5(tmp_path: Path) -> None:
         assert (await mem.search("snake_case", space="s")).passages
 
 
-async def test_too_many_changes_reload_instead_of_patching(tmp_path: Path) -> None:
-    config = _config(tmp_path, keyword_catch_up_max=3)
+@pytest.mark.both_backends
+async def test_too_many_changes_reload_instead_of_patching(config: OrmaConfig) -> None:
+    config = _with(config, keyword_catch_up_max=3)
     async with AsyncMemory(config=config, embedder=HashingEmbedder()) as mem:
         await mem.add("one small note", space="s")
         index = await _held(mem, "s")
         for i in range(5):
             await mem.add(f"bulk note number {i}", space="s")
-        conn = open_sync(mem.path, busy_timeout_ms=1000, read_only=True)
-        try:
+        with raw(mem.location) as conn:
             assert index.search(conn, "s", ["bulk"], 10) is None  # dropped, to be reloaded
             await mem.search("bulk", space="s")
             await index.settle()
             assert len(index.search(conn, "s", ["bulk"], 10) or []) == 5
-        finally:
-            conn.close()
 
 
 @pytest.mark.parametrize("after", [0, 3])

@@ -181,6 +181,7 @@ def test_appending_leaves_earlier_snapshots_as_they_were() -> None:
     assert np.array_equal(held.words, pack_bits(vectors).T)
 
 
+@pytest.mark.both_backends
 async def test_in_memory_candidates_give_the_same_results_as_vec0(amem: AsyncMemory) -> None:
     for note in NOTES:
         await amem.add(note, space="alice")
@@ -192,6 +193,7 @@ async def test_in_memory_candidates_give_the_same_results_as_vec0(amem: AsyncMem
     assert after[0][0] == NOTES[0]
 
 
+@pytest.mark.both_backends
 async def test_another_processs_writes_and_purges_are_seen(
     config: OrmaConfig, embedder: OnnxEmbedder
 ) -> None:
@@ -208,20 +210,21 @@ async def test_another_processs_writes_and_purges_are_seen(
         episode = await cli.add(text, space="alice")
         await cli.flush()
         query = embedder.embed(["where does my pet go when it storms?"])[0]
-        async with reading(proxy.path) as reader:
+        async with reading(proxy.location) as reader:
             await index.catch_up(reader)
         found = index.nearest("alice", query, 4, 1)
         hit = (await proxy.search("where does my pet go when it storms?", space="alice")).passages
         assert hit[0].text == text and found is not None and found[0][0] == hit[0].sentence_id
 
         await cli.purge([episode], space="alice")
-        async with reading(proxy.path) as reader:
+        async with reading(proxy.location) as reader:
             await index.catch_up(reader)
         assert hit[0].sentence_id not in dict(index.nearest("alice", query, 50, 50) or [])
         texts = [p.text for p in (await proxy.search("cat under the sofa", space="alice")).passages]
         assert text not in texts
 
 
+@pytest.mark.both_backends
 async def test_a_held_space_never_yields_another_spaces_sentences(amem: AsyncMemory) -> None:
     for note in NOTES:
         await amem.add(note, space="alice")
@@ -235,8 +238,9 @@ async def test_a_held_space_never_yields_another_spaces_sentences(amem: AsyncMem
     assert [p.text for p in passages] == ["Bob's dentist is Dr. Shah."]
 
 
-async def test_too_many_changes_reload_instead_of_patching(tmp_path: Path) -> None:
-    config = OrmaConfig(home=tmp_path / "home", db_path=tmp_path / "m.db", vector_catch_up_max=3)
+@pytest.mark.both_backends
+async def test_too_many_changes_reload_instead_of_patching(config: OrmaConfig) -> None:
+    config = config.model_copy(update={"vector_catch_up_max": 3})
     async with AsyncMemory(config=config, embedder=HashingEmbedder()) as mem:
         await mem.add("one small note", space="s")
         await mem.flush()
@@ -244,7 +248,7 @@ async def test_too_many_changes_reload_instead_of_patching(tmp_path: Path) -> No
         for i in range(5):
             await mem.add(f"bulk note number {i}", space="s")
         await mem.flush()
-        async with reading(mem.path) as reader:
+        async with reading(mem.location) as reader:
             await index.catch_up(reader)
         assert not index.holds("s")  # dropped, reloaded on the next search
         await mem.search("bulk", space="s")

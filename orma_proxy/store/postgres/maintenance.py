@@ -28,6 +28,7 @@ _PURGED = (
     "releases",
     "episodes",
     "vector_changes",
+    "keyword_changes",
 )
 
 

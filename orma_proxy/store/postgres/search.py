@@ -7,7 +7,9 @@ postings (``sentence_terms``, migration 0004), ranked by BM25 as FTS5 ranks
 them; CJK pairs match the ``grams`` column through its GIN index, ranked by
 ``ts_rank``. The query's terms are the same as SQLite's (``keywords.query_terms``),
 each quoted as one lexeme, OR-ed: never tsquery syntax of the user's. The vector
-channel's candidates come from ``vectors.candidates``, bound as two arrays.
+channel's candidates come from ``vectors.candidates``, bound as two arrays, as are
+the held keyword postings' hits (``store/keyword_index.py``); the held k-NN's hits
+(``store/vector_index.py``) are scored again on the float vectors.
 """
 
 from __future__ import annotations
@@ -47,12 +49,23 @@ GRAMS_HITS = (
     "ORDER BY score DESC, id LIMIT :k"
 )
 # Hits under the space's noise floor are dropped if ``:use_floor``.
-NEAREST_HITS = (
+_ABOVE_FLOOR = (
+    "(:use_floor = 0 OR h.score >= "
+    "coalesce((SELECT noise_floor FROM space_stats WHERE space = :space), -1.0))"
+)
+# Hits found elsewhere (HNSW's, the held postings'), bound as arrays of ids and scores.
+BOUND_HITS = (
     "SELECT h.id AS id, h.score AS score "
     "FROM unnest(CAST(:ids AS bigint[]), CAST(:scores AS float8[])) AS h(id, score) "
-    "WHERE :use_floor = 0 OR h.score >= "
-    "coalesce((SELECT noise_floor FROM space_stats WHERE space = :space), -1.0) "
-    "ORDER BY h.score DESC LIMIT :k"
+    f"WHERE {_ABOVE_FLOOR} ORDER BY h.score DESC LIMIT :k"
+)
+# The held k-NN's hits (cosines on int8 copies, ~1e-3 off) scored again on the float
+# vectors, as SQLite's ``vectors.INDEX_NEAREST_SQL``: near ties keep their exact order.
+RESCORED_HITS = (
+    "SELECT h.id AS id, h.score AS score FROM (SELECT sentence_id AS id, "
+    "1.0 - (embedding <=> :q) AS score FROM sentence_vectors "
+    "WHERE sentence_id = ANY(CAST(:ids AS bigint[]))) h "
+    f"WHERE {_ABOVE_FLOOR} ORDER BY h.score DESC LIMIT :k"
 )
 
 
@@ -88,13 +101,33 @@ def nearest_params(
     exact_under: int,
     ef_search: int,
 ) -> dict[str, object]:
-    """The parameters of ``NEAREST_HITS``: the space's best ``k * oversample`` by cosine."""
+    """The parameters of ``BOUND_HITS``: the space's best ``k * oversample`` by cosine."""
     found = candidates(
         conn, query, space, k * oversample, exact_under=exact_under, ef_floor=ef_search
     )
+    return bound_params(found, space, k, use_floor=use_floor)
+
+
+def bound_params(
+    found: Sequence[tuple[int, float]], space: str, k: int, *, use_floor: bool = False
+) -> dict[str, object]:
+    """The parameters of ``BOUND_HITS`` for these (id, score) hits."""
     return {
         "ids": [sid for sid, _ in found],
         "scores": [score for _, score in found],
+        "space": space,
+        "use_floor": use_floor,
+        "k": k,
+    }
+
+
+def rescored_params(
+    query: Vectors, found: Sequence[tuple[int, float]], space: str, k: int, *, use_floor: bool
+) -> dict[str, object]:
+    """The parameters of ``RESCORED_HITS`` for the held k-NN's hits."""
+    return {
+        "q": np.asarray(query, dtype=np.float32),
+        "ids": [sid for sid, _ in found],
         "space": space,
         "use_floor": use_floor,
         "k": k,

@@ -69,6 +69,9 @@ def prepare_vectors(conn: PgConnection, dim: int, *, rebind: bool) -> None:
     if not has_dimension(conn, dim):
         conn.execute("DROP INDEX IF EXISTS sentence_vectors_hnsw")
         conn.execute("DELETE FROM sentence_vectors")
+        # The deletes' log rows are written now (migration 0007): PostgreSQL alters no
+        # table with trigger events pending.
+        conn.execute("SET CONSTRAINTS vector_changed IMMEDIATE")
         conn.execute(f"ALTER TABLE sentence_vectors ALTER COLUMN embedding TYPE vector({dim})")
     conn.execute(HNSW_INDEX)
 
