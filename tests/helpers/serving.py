@@ -109,14 +109,29 @@ def proxy_process(
         stderr=subprocess.STDOUT,
     )
     served = ProxyProcess(f"http://127.0.0.1:{port}")
+    reader = threading.Thread(target=_drain, args=(process, served.output), daemon=True)
     try:
         wait_until_healthy(served.url, process, "orma proxy")
+        # Read what it prints as it prints it: a pipe nobody reads fills at 64 KiB (about
+        # 1,100 access-log lines of /health), and then the proxy's next log line blocks
+        # its event loop until the test ends.
+        reader.start()
         yield served
     finally:
         process.send_signal(signal.SIGINT)
+        if reader.ident is None:  # it never came up: read what it said on the way down
+            reader.start()
         try:
-            out = process.communicate(timeout=60)[0]
+            process.wait(timeout=60)
         except subprocess.TimeoutExpired:
             process.kill()
-            out = process.communicate()[0]
-        served.output.extend(out.decode(errors="replace").splitlines())
+            process.wait()
+        reader.join(timeout=30)
+        if process.stdout is not None:
+            process.stdout.close()
+
+
+def _drain(process: subprocess.Popen[bytes], lines: list[str]) -> None:
+    assert process.stdout is not None
+    for raw in process.stdout:
+        lines.append(raw.decode(errors="replace").rstrip("\n"))
