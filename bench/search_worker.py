@@ -94,7 +94,7 @@ async def handle(
         return {"seconds": seconds}
     if op == "knn":
         vector = embedder.embed([request["query"]])[0]
-        await mem.vector_index.catch_up(reader)
+        await reader.execute_fn(mem.vector_index.caught_up)  # as old refs' code has it too
         return {"ids": await vector_knn(mem, reader, vector, space, request["k"])}
     if op == "rss":
         return {
