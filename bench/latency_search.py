@@ -137,8 +137,6 @@ async def stage_times(reader: Reader, mem: AsyncMemory, query: str) -> dict[str,
         oversample=config.vector_oversample,
         use_floor=config.enable_similarity_weighting,
         held=mem.vector_index if mem.vector_index.use(SPACE) else None,
-        exact_under=config.vector_exact_under,
-        ef_search=config.vector_ef_search,
     )
     await execute_fn(reader, near)
     searched = time.perf_counter()

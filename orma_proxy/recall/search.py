@@ -297,8 +297,6 @@ async def hybrid_search(
                 oversample=config.vector_oversample,
                 use_floor=config.enable_similarity_weighting,
                 held=held_vectors,
-                exact_under=config.vector_exact_under,
-                ef_search=config.vector_ef_search,
             )
             return found if least is None else _above(c, found, vector, least, worded)
 
