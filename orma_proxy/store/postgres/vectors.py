@@ -6,7 +6,7 @@ first searches of a space, forgetting's lookups) scan the space's float32 vector
 exactly: its rows by the ``space`` index, sorted by cosine, so every score is exact and
 no filter can leave fewer than k rows. No HNSW index: built on every insert it was ~2/3
 of ingest (~3 ms a vector) for the unheld searches alone, which then found 0.90 of the
-exact top 10 at 100,000 notes; an exact scan of 200,000 vectors costs ~125 ms here
+exact top 10 at 100,000 notes; an exact scan of their 200,000 vectors costs ~190 ms here
 (bench/RESULTS.md, session 14). Migration 0008 drops the index an older version built.
 """
 
