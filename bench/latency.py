@@ -13,7 +13,7 @@ when no URL is given: ``bench/backends.py``), then:
   stores each sentence's vector, taken from ``bench.vector_cache`` (embedded once,
   kept on disk between runs; missing chunks are embedded here, or with
   ``--wait-for-cache`` waited for from a ``nice``d filler), so it times storing the
-  vectors (vec0 and float copies; PostgreSQL's HNSW inserts), not the model;
+  vectors (vec0 and float copies; PostgreSQL's rows), not the model;
 - search: ``AsyncMemory.search`` end to end, warm, one query at a time (a chat turn
   waits for it), with the query embedded and again with its vector replayed, the
   backends taking turns query by query so the machine's noise hits both alike, with

@@ -20,7 +20,7 @@ from bench.latency_report import Quantiles, Recall
 from bench.search_worker import vector_knn
 from orma_proxy import AsyncMemory
 from orma_proxy.embed.base import Embedder, Vectors, normalise
-from orma_proxy.store import Reader, execute_fn, open_async
+from orma_proxy.store import Reader, catch_up, execute_fn, open_async
 from orma_proxy.store.passages import keyword_passages, nearest_passages
 
 SPACE = "bench"
@@ -126,9 +126,9 @@ async def stage_times(reader: Reader, mem: AsyncMemory, query: str) -> dict[str,
     words = functools.partial(
         keyword_passages, query=query, space=SPACE, k=config.search_k, held=held
     )
+    await catch_up(reader, mem.vector_index, held)  # both logs, as the search does first
     await execute_fn(reader, words)
     lexed = time.perf_counter()
-    await mem.vector_index.catch_up(reader)
     near = functools.partial(
         nearest_passages,
         query=vector,
@@ -137,8 +137,6 @@ async def stage_times(reader: Reader, mem: AsyncMemory, query: str) -> dict[str,
         oversample=config.vector_oversample,
         use_floor=config.enable_similarity_weighting,
         held=mem.vector_index if mem.vector_index.use(SPACE) else None,
-        exact_under=config.vector_exact_under,
-        ef_search=config.vector_ef_search,
     )
     await execute_fn(reader, near)
     searched = time.perf_counter()

@@ -94,7 +94,7 @@ async def handle(
         return {"seconds": seconds}
     if op == "knn":
         vector = embedder.embed([request["query"]])[0]
-        await mem.vector_index.catch_up(reader)
+        await reader.execute_fn(mem.vector_index.caught_up)  # as old refs' code has it too
         return {"ids": await vector_knn(mem, reader, vector, space, request["k"])}
     if op == "rss":
         return {
@@ -127,9 +127,11 @@ async def vector_knn(
     (a filter on purpose, not an approximation)."""
     config = mem.config
     held = mem.vector_index if mem.vector_index.use(space) else None
-    # ``--old-ref`` runs this file on older code, whose ``nearest_passages`` took ``in_memory``.
+    # ``--old-ref`` runs this file on older code, whose ``nearest_passages`` took ``in_memory``,
+    # and PostgreSQL's HNSW settings (``exact_under``, ``ef_search``: no bearing on SQLite).
     named = inspect.signature(nearest_passages).parameters
-    chosen = {"held": held} if "held" in named else {"in_memory": held is not None}
+    chosen: dict[str, Any] = {"held": held} if "held" in named else {"in_memory": held is not None}
+    chosen.update({name: 0 for name in ("exact_under", "ef_search") if name in named})
     search = functools.partial(
         nearest_passages,
         query=vector,
@@ -137,8 +139,6 @@ async def vector_knn(
         k=max(config.search_k, k),
         oversample=config.vector_oversample,
         use_floor=False,
-        exact_under=config.vector_exact_under,
-        ef_search=config.vector_ef_search,
         **chosen,
     )
     rows = await execute_fn(reader, search)

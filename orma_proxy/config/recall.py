@@ -91,7 +91,8 @@ class RecallSettings(BaseModel):
         ge=0,
         description="Hold a space's vectors in memory for the k-NN (bits for the coarse "
         "search, int8 for the re-rank: ~0.45 KB a sentence) once it has been "
-        "searched this many times by one process (0 = never: always vec0, or pgvector).",
+        "searched this many times by one process (0 = never: always vec0, or an exact "
+        "pgvector scan).",
     )
     vector_catch_up_max: int = Field(
         5_000,
@@ -114,22 +115,6 @@ class RecallSettings(BaseModel):
         description="More sentence changes than this since the last search reload the "
         "in-memory keyword postings instead of patching them; keyword_changes keeps this "
         "many rows (pruned once it holds twice as many).",
-    )
-    vector_exact_under: int = Field(
-        2_000,
-        ge=0,
-        description="PostgreSQL: a space with at most this many vectors is searched exactly "
-        "(no HNSW index, so no filtered search can come back short); an exact scan costs "
-        "~1.5 ms per thousand vectors, the index ~2-6 ms at any size.",
-    )
-    vector_ef_search: int = Field(
-        200,
-        ge=1,
-        le=1000,
-        description="PostgreSQL: HNSW's ef_search (candidates it walks) for a space alone in "
-        "the table, at least search_k * vector_oversample; more finds more of the exact "
-        "nearest, slower (0.972 of the exact top 10 at 120, 0.979 at 200 on the bench's "
-        "20,000 sentences).",
     )
     enable_semantic: bool = Field(
         True,

@@ -15,10 +15,7 @@ from orma_proxy.store import Connection, keyword_passages, nearest_passages
 __all__ = ["nothing_matched"]
 
 _EACH = 3  # lines by meaning, then as many by words
-# The exact k-NN over the float copies: a handful of hits, no index tuning to carry.
-_OVERSAMPLE = 16
-_EXACT_UNDER = 100_000
-_EF_SEARCH = 64
+_OVERSAMPLE = 16  # SQLite's Hamming candidates re-ranked by cosine for a handful of hits
 
 
 def closest(conn: Connection, space: str, text: str, meaning: Described | None) -> list[str]:
@@ -26,9 +23,8 @@ def closest(conn: Connection, space: str, text: str, meaning: Described | None) 
     found: dict[str, None] = {}
     if meaning is not None:
         near = nearest_passages(
-            conn, meaning.vector, space, k=_EACH, oversample=_OVERSAMPLE, use_floor=False,
-            exact_under=_EXACT_UNDER, ef_search=_EF_SEARCH,
-        )  # fmt: skip
+            conn, meaning.vector, space, k=_EACH, oversample=_OVERSAMPLE, use_floor=False
+        )
         found.update((row.text, None) for row in near)
     worded = [row.text for row in keyword_passages(conn, text, space, _EACH * 2)]
     found.update((t, None) for t in worded if t not in found and len(found) < _EACH * 2)

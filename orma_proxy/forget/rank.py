@@ -277,10 +277,7 @@ def _someone_else(text: str) -> bool:
 def _pool(
     conn: Connection, space: str, words: list[_Word], meaning: Described, hidden: bool
 ) -> list[StoredLine]:
-    near = nearest_passages(
-        conn, meaning.vector, space, k=_NEAR, oversample=4, use_floor=False,
-        exact_under=100_000, ef_search=64,
-    )  # fmt: skip
+    near = nearest_passages(conn, meaning.vector, space, k=_NEAR, oversample=4, use_floor=False)
     starts = sorted({fold(w.stem)[:_PREFIX] for w in words if len(w.stem) >= 3})
     starts = [s for s in starts if s.isascii()]
     ids = [row.sentence_id for row in near]

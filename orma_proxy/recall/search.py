@@ -35,6 +35,7 @@ from orma_proxy.store import (
     KeywordIndex,
     Reader,
     SentenceRow,
+    catch_up,
     execute_fn,
     float_vectors,
     keyword_passages,
@@ -48,6 +49,8 @@ from orma_proxy.text import QueryDates, finest_terms, query_dates
 from orma_proxy.text.names import names_in
 
 EmbedQuery = Callable[[str], Awaitable[Vectors]]
+Named = tuple[frozenset[str], dict[str, str]]  # ``_speakers_named``'s
+Lexical = list[list[SentenceRow]]  # each keyword channel's hits
 LISTENER_LOOKUP = 40  # lines holding a name read to tell whom the chat calls so
 
 
@@ -120,9 +123,7 @@ def _ranked(
     return [row.sentence_id for row in found]
 
 
-async def _speakers_named(
-    conn: Reader, space: str, query: str, held: KeywordIndex | None
-) -> tuple[frozenset[str], dict[str, str]]:
+async def _speakers_named(conn: Reader, space: str, query: str, held: KeywordIndex | None) -> Named:
     """The words of the query's names that are speakers in ``space`` ("melanie"), and
     role -> the name its unnamed chat turns are said by (``turns.listener_roles``).
 
@@ -159,7 +160,7 @@ def _keywords(
     space: str,
     config: OrmaConfig,
     held: KeywordIndex | None,
-) -> list[list[SentenceRow]]:
+) -> Lexical:
     """The keyword channels: BM25 over the words and date terms (from ``held``'s postings
     when it holds the space), and CJK pairs when on."""
     found = [keyword_passages(conn, words, space, config.search_k, dates, held)]
@@ -184,11 +185,6 @@ def _above(
 def _sim(sims: dict[int, Vectors], row: SentenceRow, vector: Vectors) -> float:
     found = sims.get(row.sentence_id)
     return -1.0 if found is None else float(found @ vector)
-
-
-async def _caught_up(conn: Reader, config: OrmaConfig, vectors: VectorIndex | None) -> None:
-    if config.enable_semantic and vectors is not None:
-        await vectors.catch_up(conn)
 
 
 async def _with_replies(
@@ -254,29 +250,39 @@ async def hybrid_search(
     With ``keywords``, BM25 runs on its postings once it holds the space
     (``store/keyword_index.py``); until then on FTS5 (PostgreSQL: ``sentence_terms``).
     With ``vectors``, the k-NN runs in memory once that index holds the
-    space (it catches up on the reader while the query is being embedded);
+    space. Both held indexes catch up from their logs once, before the first read,
+    while the query is being embedded (``held_index.catch_up``: one trip on PostgreSQL);
     on SQLite ``conn`` must have its ``orma_nearest`` function (``VectorIndex.register``).
     With ``floor`` (``recall/floor.py``), no vector hit under the query's floor counts.
     """
     query = query[: config.max_query_chars]
     held = keywords if keywords is not None and keywords.use(space) else None
-    named, roles = await _speakers_named(conn, space, query, held)
-    words = without_names(query, named)
-    dated = query_dates(words, now) if config.enable_date_terms else QueryDates([], words)
-    dates = dated.terms
-    if config.enable_semantic:  # "last week" is a time, not words to match
-        vector_task = asyncio.ensure_future(embed_query(dated.rest))
-    rows: dict[int, SentenceRow] = {}
-    # Queued on the reader together (no round trip between them) while the query embeds.
-    _, lexical = await asyncio.gather(
-        _caught_up(conn, config, vectors),
-        execute_fn(conn, lambda c: _keywords(c, dated.rest, dates, query, space, config, held)),
+
+    async def by_words() -> tuple[Named, QueryDates, asyncio.Future[Vectors] | None, Lexical]:
+        named = await _speakers_named(conn, space, query, held)
+        words = without_names(query, named[0])
+        dated = query_dates(words, now) if config.enable_date_terms else QueryDates([], words)
+        # "last week" is a time, not words to match; embedded while the words are searched
+        embedding = (
+            asyncio.ensure_future(embed_query(dated.rest)) if config.enable_semantic else None
+        )
+        lexical = await execute_fn(
+            conn, lambda c: _keywords(c, dated.rest, dated.terms, query, space, config, held)
+        )
+        return named, dated, embedding, lexical
+
+    # The held indexes catch up first, queued on the reader with the first read of the words
+    # (no round trip between them): every read of the search sees one point of their logs.
+    _, ((named, roles), dated, embedding, lexical) = await asyncio.gather(
+        catch_up(conn, vectors if config.enable_semantic else None, held), by_words()
     )
+    dates = dated.terms
+    rows: dict[int, SentenceRow] = {}
     scores: list[dict[int, float]] = [{} for _ in lexical]  # each channel's own scores
     rankings = [_ranked(found, rows, own) for found, own in zip(lexical, scores, strict=True)]
     weights = [1.0] * len(rankings)
-    if config.enable_semantic:
-        vector = await vector_task
+    if embedding is not None:
+        vector = await embedding
         margin = config.noise_floor_background_margin
         least = await floor(vector, margin) if floor is not None else None
         held_vectors = vectors if vectors is not None and vectors.use(space) else None
@@ -291,8 +297,6 @@ async def hybrid_search(
                 oversample=config.vector_oversample,
                 use_floor=config.enable_similarity_weighting,
                 held=held_vectors,
-                exact_under=config.vector_exact_under,
-                ef_search=config.vector_ef_search,
             )
             return found if least is None else _above(c, found, vector, least, worded)
 

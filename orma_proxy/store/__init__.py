@@ -58,7 +58,7 @@ if TYPE_CHECKING:
         stored_at,
     )
     from orma_proxy.store.erase import Erasure, erase_episodes
-    from orma_proxy.store.held_index import prune_change_logs
+    from orma_proxy.store.held_index import catch_up, prune_change_logs
     from orma_proxy.store.keyword_index import KeywordIndex
     from orma_proxy.store.leases import Lease, claim_lease, drop_lease, lease_of
     from orma_proxy.store.lines import (
@@ -190,6 +190,7 @@ __all__ = [
     "batch_outcomes",
     "batch_tries",
     "broken_reference",
+    "catch_up",
     "cited_sentence",
     "claim_lease",
     "clear_consolidation",
@@ -324,6 +325,7 @@ __getattr__, __dir__ = lazy_exports(
         "erase_episodes": "erase",
         "KeywordIndex": "keyword_index",
         "prune_change_logs": "held_index",
+        "catch_up": "held_index",
         "Lease": "leases",
         "claim_lease": "leases",
         "drop_lease": "leases",

@@ -29,10 +29,14 @@ transaction's, PostgreSQL's sequences) only make a process look up the oldest ro
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import functools
+import itertools
 import logging
 import threading
 from abc import ABC, abstractmethod
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
@@ -40,8 +44,10 @@ from orma_proxy.config import OrmaConfig
 from orma_proxy.errors import StoreError
 from orma_proxy.offload import in_thread
 from orma_proxy.store.connect import Connection, DatabaseError
+from orma_proxy.store.postgres.connection import is_postgres
 from orma_proxy.store.sentences import EVERY_SENTENCE
 from orma_proxy.store.tables import snapshot
+from orma_proxy.store.threads import Reader
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +72,7 @@ class HeldIndex(ABC, Generic[T]):
 
     _log: str
     _changes_sql: str
+    _width: int  # the columns ``_changes_sql`` selects
     _name: str  # for the log messages
 
     def __init__(
@@ -108,10 +115,14 @@ class HeldIndex(ABC, Generic[T]):
         with self._lock:
             if not self._spaces:
                 return
-            limit = self._catch_up_max + 1
-            rows = conn.execute(self._changes_sql, (self._applied, limit)).fetchall()
+            rows = conn.execute(self._changes_sql, self._after()).fetchall()
             if rows:
                 self._patch_or_drop(conn, rows)
+
+    def _after(self) -> tuple[int, int]:
+        """``_changes_sql``'s parameters: the rows after the point applied, one past the most
+        patched."""
+        return self._applied, self._catch_up_max + 1
 
     def _patch_or_drop(self, conn: Connection, rows: list[Row]) -> None:
         if (
@@ -187,6 +198,61 @@ class HeldIndex(ABC, Generic[T]):
         """
         self._closing.set()
         await self.settle()
+
+
+async def catch_up(reader: Reader, *indexes: HeldIndex[Any] | None) -> None:
+    """Apply what any process changed to each of ``indexes`` (None: not searched) since they
+    last caught up, in the reader's thread: growing a held space copies it and dropping changed
+    ids scans it, which the event loop must not wait on."""
+    live = [index for index in indexes if index is not None and index._spaces]
+    if live:
+        await reader.execute_fn(lambda conn: caught_up(conn, live))
+
+
+def caught_up(conn: Connection, indexes: Sequence[HeldIndex[Any]]) -> None:
+    """``HeldIndex.caught_up`` for each of ``indexes``, on PostgreSQL in one round trip.
+
+    A search reads every log it holds a space from; on SQLite each read is a call in the
+    process, on PostgreSQL a trip to the server, so there the logs are read by one statement
+    (``_changes_union``), each index's rows taken as its own read would return them. Each
+    index's lock is held from before the read to after its patch, as its own catch-up holds it.
+    """
+    live = [index for index in indexes if index._spaces]
+    if len(live) < 2 or not is_postgres(conn):
+        for index in live:
+            index.caught_up(conn)
+        return
+    with contextlib.ExitStack() as locks:
+        for index in live:
+            locks.enter_context(index._lock)
+        params = [value for index in live for value in index._after()]
+        union = _changes_union(tuple((index._changes_sql, index._width) for index in live))
+        found: list[list[Row]] = [[] for _ in live]
+        starts = list(itertools.accumulate((index._width - 2 for index in live), initial=3))
+        for row in conn.execute(union, params).fetchall():
+            n = int(row[0])
+            found[n].append((row[1], row[2], *row[starts[n] : starts[n + 1]]))
+        for index, rows in zip(live, found, strict=True):
+            if rows:
+                index._patch_or_drop(conn, rows)
+
+
+@functools.lru_cache(maxsize=8)
+def _changes_union(reads: tuple[tuple[str, int], ...]) -> str:
+    """The rows of several ``(changes_sql, width)`` reads in one statement, by read then seq:
+    ``(n, seq, sentence_id, ...)``, read ``n``'s other columns in its own slots, NULL in the
+    others' (PostgreSQL types a NULL from the read whose column it shares)."""
+    extra = [width - 2 for _, width in reads]
+    parts = []
+    for n, (sql, width) in enumerate(reads):
+        names = [f"x{i}" for i in range(width - 2)]
+        before, after = ["NULL"] * sum(extra[:n]), ["NULL"] * sum(extra[n + 1 :])
+        slots = [*before, *(f"c.{x}" for x in names), *after]
+        parts.append(
+            f"SELECT {n} AS log, c.seq, c.sentence_id, {', '.join(slots)} "
+            f"FROM ({sql}) AS c(seq, sentence_id, {', '.join(names)})"
+        )
+    return " UNION ALL ".join(parts) + " ORDER BY 1, 2"
 
 
 def prune_change_logs(conn: Connection, config: OrmaConfig) -> None:

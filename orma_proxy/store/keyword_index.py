@@ -45,8 +45,10 @@ class Terms(Protocol):
     """What a term is on one engine: where the postings and the changes are read, and how a
     changed sentence and a query become terms."""
 
-    # (seq, sentence id, space, then what ``counted`` takes) after ``?``, by seq, ``?`` rows.
+    # (seq, sentence id, space, then what ``counted`` takes) after ``?``, by seq, ``?`` rows;
+    # ``changes_width`` columns.
     changes_sql: str
+    changes_width: int
 
     def postings(self, conn: Connection, space: str) -> Iterator[tuple[str, str]]:
         """Each term with its sentences' ids, space-separated, one per occurrence, ascending
@@ -76,6 +78,7 @@ class Fts5Terms:
         "FROM keyword_changes c LEFT JOIN sentences s ON s.id = c.sentence_id "
         "WHERE c.seq > ? ORDER BY c.seq LIMIT ?"
     )
+    changes_width = 6
 
     def __init__(self) -> None:
         self._conn = sqlean.connect(":memory:", check_same_thread=False, isolation_level=None)
@@ -130,6 +133,7 @@ class KeywordIndex(HeldIndex["SpaceKeywords"]):
         super().__init__(where, **options)  # busy_timeout_ms, load_after, catch_up_max
         self._terms: Terms = PgTerms() if isinstance(where, str) else Fts5Terms()
         self._changes_sql = self._terms.changes_sql
+        self._width = self._terms.changes_width
         self._known: dict[str, tuple[str, ...]] = {}  # a query term's tokens (queries repeat)
 
     def held_arrays(self, space: str) -> list[npt.NDArray[np.generic]]:
@@ -142,7 +146,8 @@ class KeywordIndex(HeldIndex["SpaceKeywords"]):
     def search(
         self, conn: Connection, space: str, terms: list[str], k: int
     ) -> list[tuple[int, float]] | None:
-        """The ``k`` best (id, BM25) of ``space`` for the query ``terms``, after catching up.
+        """The ``k`` best (id, BM25) of ``space`` for the query ``terms``, as of the last
+        catch-up (``held_index.catch_up``: a search catches up once, before its first read).
 
         None when the space is not held or the engine must search (an FTS5 phrase).
         """
@@ -152,7 +157,6 @@ class KeywordIndex(HeldIndex["SpaceKeywords"]):
         if tokens is None:
             return None
         with self._lock:  # ``top`` is not reentrant
-            self.caught_up(conn)
             held = self._spaces.get(space)
             return None if held is None else held.top(tokens, k)
 

@@ -53,7 +53,8 @@ GRAMS_SEARCH_SQL = _WITH_ROWS.format(hits=GRAMS_SQL)
 SEMANTIC_SQL = _WITH_ROWS.format(hits=NEAREST_SQL)
 INDEX_SEMANTIC_SQL = _WITH_ROWS.format(hits=INDEX_NEAREST_SQL)
 # PostgreSQL's channels (``store/postgres/search.py``), joined the same way; hits found
-# elsewhere (HNSW's, the held postings') come bound as arrays, the held k-NN's rescored.
+# elsewhere (the exact k-NN's, the held postings') come bound as arrays, the held k-NN's
+# rescored.
 PG_LEXICAL_SQL = _WITH_ROWS.format(hits=pg.KEYWORD_HITS)
 PG_GRAMS_SQL = _WITH_ROWS.format(hits=pg.GRAMS_HITS)
 PG_BOUND_SQL = _WITH_ROWS.format(hits=pg.BOUND_HITS)
@@ -134,16 +135,13 @@ def nearest_passages(
     k: int,
     oversample: int,
     use_floor: bool,
-    exact_under: int,
-    ef_search: int,
     held: VectorIndex | None = None,
 ) -> list[SentenceRow]:
     """The ``k`` sentences of ``space`` nearest to ``query``, most similar first.
 
     ``vectors.nearest`` says what the arguments mean; here the hits come with their rows.
-    From ``held`` when it holds the space (on SQLite ``conn`` carries its ``orma_nearest``).
-    ``exact_under``: on PostgreSQL, a space with no more vectors is searched exactly, a
-    larger one by HNSW with ``ef_search`` at least that (``postgres/vectors.py``).
+    From ``held`` when it holds the space (on SQLite ``conn`` carries its ``orma_nearest``);
+    else on PostgreSQL by an exact scan of the space (``postgres/vectors.py``).
     """
     if is_postgres(conn):
         near = None if held is None else held.nearest(space, query, k * oversample, k)
@@ -151,9 +149,8 @@ def nearest_passages(
             rescored = pg.rescored_params(query, near, space, k, use_floor=use_floor)
             return _rows(conn, PG_RESCORED_SQL, rescored)
         found = pg.nearest_params(
-            conn, query, space, k=k, oversample=oversample, use_floor=use_floor,
-            exact_under=exact_under, ef_search=ef_search,
-        )  # fmt: skip
+            conn, query, space, k=k, oversample=oversample, use_floor=use_floor
+        )
         return _rows(conn, PG_BOUND_SQL, found)
     params = nearest_params(query, space, k=k, oversample=oversample, use_floor=use_floor)
     return _rows(conn, SEMANTIC_SQL if held is None else INDEX_SEMANTIC_SQL, params)

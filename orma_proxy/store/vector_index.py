@@ -48,19 +48,12 @@ class VectorIndex(HeldIndex["SpaceVectors"]):
 
     _log = VECTOR_LOG
     _changes_sql = _CHANGES_SQL
+    _width = 4
     _name = "vector index"
 
     def __init__(self, where: Path | str, *, candidate_share: float = 0.0, **options: int) -> None:
         super().__init__(where, **options)  # busy_timeout_ms, load_after, catch_up_max
         self._candidate_share = candidate_share
-
-    async def catch_up(self, reader: Reader) -> None:
-        """Apply what any process changed since the last call (one read, usually empty)."""
-        if self._spaces:
-            # Read and applied in the reader's thread, in one trip: growing a held space
-            # copies it (~450 bytes a sentence) and dropping changed ids scans it; the event
-            # loop must not wait on either.
-            await reader.execute_fn(self.caught_up)
 
     def _apply(self, rows: list[Row]) -> None:
         from orma_proxy.store.space_vectors import SpaceVectors

@@ -19,7 +19,7 @@ from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
-from orma_proxy.store import Reader, Writer, open_async
+from orma_proxy.store import KeywordIndex, Reader, Writer, open_async
 from orma_proxy.store.connect import Connection, open_sync
 from orma_proxy.store.postgres.connection import connect
 
@@ -79,3 +79,11 @@ async def writing(path: Path | str) -> AsyncIterator[Writer]:
         yield opened
     finally:
         await opened.close()
+
+
+def held_search(
+    index: KeywordIndex, conn: Connection, space: str, terms: list[str], k: int
+) -> list[tuple[int, float]] | None:
+    """``index.search`` after catching up on ``conn``, as a search does first (``catch_up``)."""
+    index.caught_up(conn)
+    return index.search(conn, space, terms, k)

@@ -14,9 +14,12 @@ import pytest
 
 from orma_proxy import AsyncMemory, OrmaConfig
 from orma_proxy.embed.onnx import OnnxEmbedder
+from orma_proxy.store import catch_up
+from orma_proxy.store.held_index import caught_up
 from orma_proxy.store.keywords import query_terms
+from orma_proxy.store.vectors import float_vectors
 from tests.helpers.embedders import HashingEmbedder
-from tests.helpers.rawdb import raw, reading, rows, scalar
+from tests.helpers.rawdb import held_search, raw, reading, rows, scalar, writing
 
 KEEP = 10  # the pruning writer's catch_up_max: each log keeps 10 to 20 rows
 WORDS = ["saffron", "glacier", "violin", "harbour", "lantern", "orchid", "kestrel", "quince"]
@@ -50,7 +53,7 @@ async def _answers(mem: AsyncMemory) -> list[dict[int, float]]:
     and every k-NN hit of space ``s`` with its score (all of them: no tie is cut)."""
     keywords, vectors = mem.keyword_index, mem.vector_index
     async with reading(mem.location) as reader:
-        await vectors.catch_up(reader)
+        await catch_up(reader, vectors, keywords)
     with raw(mem.location) as conn:
         found = []
         for query in QUERIES:
@@ -113,9 +116,10 @@ async def test_processes_before_and_after_pruning_answer_as_a_fresh_load(
             assert max(_log_sizes(writer.location).values()) <= 2 * KEEP
 
             with raw(writer.location) as conn:
-                assert early.keyword_index.search(conn, "s", ["glacier"], 5) is None  # dropped
+                dropped = held_search(early.keyword_index, conn, "s", ["glacier"], 5)
+                assert dropped is None
             async with reading(early.location) as reader:
-                await early.vector_index.catch_up(reader)
+                await catch_up(reader, early.vector_index)
             assert not early.vector_index.holds("s")
             await _hold(early)
 
@@ -180,7 +184,7 @@ async def test_writes_after_loading_are_seen_by_the_next_search(
         await mem.flush()
         assert nest in _texts(await mem.search("where does the ptarmigan nest?", space="s"))
         with raw(mem.location) as conn:
-            assert len(mem.keyword_index.search(conn, "s", ["ptarmigan"], 5) or []) == 1
+            assert len(held_search(mem.keyword_index, conn, "s", ["ptarmigan"], 5) or []) == 1
 
         released = await mem.release("the ptarmigan nests", space="s")
         assert released.count > 0
@@ -206,7 +210,7 @@ async def test_writes_after_loading_are_seen_by_the_next_search(
         await mem.purge([episode], space="s")
         assert heron not in _texts(await mem.search("heron statue in Zurich", space="s"))
         with raw(mem.location) as conn:
-            assert mem.keyword_index.search(conn, "s", ["heron"], 5) == []
+            assert held_search(mem.keyword_index, conn, "s", ["heron"], 5) == []
         vector = embedder.embed(["heron statue in Zurich"])[0]
         near = mem.vector_index.nearest("s", vector, 100, 100)
         assert near is not None and found[0].sentence_id not in dict(near)
@@ -234,3 +238,84 @@ async def test_log_rows_take_their_seq_in_commit_order(config: OrmaConfig) -> No
         first.execute("COMMIT")
     logged = [int(r[0]) for r in rows(url, "SELECT sentence_id FROM keyword_changes ORDER BY seq")]
     assert early < late and logged[-2:] == [late, early]
+
+
+@pytest.mark.both_backends
+async def test_a_change_committed_to_either_log_is_caught_up_in_one_statement(
+    config: OrmaConfig, backend: str
+) -> None:
+    """A search catches both indexes up at once (on PostgreSQL one statement reads both logs):
+    a change to the keyword log alone, to the vector log alone, or to both, committed by
+    another process, is in the held indexes after it, whichever log was empty."""
+    embedder = HashingEmbedder()
+    async with AsyncMemory(config=config, embedder=embedder) as mem:
+        ids = [await mem.add(note, space="s") for note in _notes(20, seed=9)]
+        bird = await mem.add("The ptarmigan hovers over the quarry.", space="s")
+        await mem.flush()
+        await _hold(mem)
+        (moved,) = rows(mem.location, "SELECT id FROM sentences WHERE episode_id = ?", bird)
+        donor, taker = (
+            int(scalar(mem.location, "SELECT min(id) FROM sentences WHERE episode_id = ?", e))
+            for e in ids[:2]
+        )
+        with raw(mem.location) as conn:
+            donated = float_vectors(conn, [donor])[donor]
+
+        def ptarmigan() -> list[tuple[int, float]] | None:
+            with raw(mem.location) as conn:
+                return mem.keyword_index.search(conn, "s", ["ptarmigan"], 5)
+
+        def near() -> set[int]:
+            return {i for i, _ in mem.vector_index.nearest("s", donated, 2, 2) or []}
+
+        move = "UPDATE sentences SET space = ? WHERE id = ?"
+        give = (
+            "UPDATE sentence_vectors SET embedding = "
+            "(SELECT embedding FROM sentence_vectors WHERE sentence_id = ?) WHERE sentence_id = ?"
+        )
+        steps = [  # (the log it writes, the change, what the held indexes answer after it)
+            ("keyword_changes", (move, ("elsewhere", moved[0])), lambda: ptarmigan() == []),
+            ("vector_changes", (give, (donor, taker)), lambda: near() == {donor, taker}),
+            ("keyword_changes", (move, ("s", moved[0])), lambda: len(ptarmigan() or []) == 1),
+        ]
+        async with writing(mem.location) as writer:
+            for log, (sql, args), seen in steps:
+                before = _log_tops(mem.location)
+                await writer.execute_write_fn(lambda c, q=sql, a=args: c.execute(q, a))
+                after = _log_tops(mem.location)
+                assert [t for t in after if after[t] != before[t]] == [log]  # that log alone
+                assert _statements(mem, backend) == (1 if backend == "postgres" else 2)
+                assert seen(), log
+        before = _log_tops(mem.location)
+        await mem.purge(ids[:1], space="s")  # both logs
+        after = _log_tops(mem.location)
+        assert all(after[t] > before[t] for t in after)
+        assert _statements(mem, backend) == (1 if backend == "postgres" else 2)
+        assert near() == {taker, *near()} and donor not in near()
+        assert mem.keyword_index.holds("s") and mem.vector_index.holds("s")
+        fresh_answers = await _fresh_answers(config, embedder)
+        assert await _answers(mem) == fresh_answers
+
+
+def _log_tops(path: Path | str) -> dict[str, int]:
+    tables = ("keyword_changes", "vector_changes")
+    return {t: int(scalar(path, f"SELECT coalesce(max(seq), 0) FROM {t}")) for t in tables}
+
+
+def _statements(mem: AsyncMemory, backend: str) -> int:
+    """How many statements catching both of ``mem``'s indexes up runs (the catch-up done)."""
+    run: list[str] = []
+    with raw(mem.location) as conn:
+        if backend == "postgres":
+            execute = conn.execute
+            conn.execute = lambda sql, *a: run.append(sql) or execute(sql, *a)  # type: ignore[method-assign]
+        else:
+            conn.set_trace_callback(run.append)  # type: ignore[attr-defined]
+        caught_up(conn, [mem.vector_index, mem.keyword_index])
+    return len(run)
+
+
+async def _fresh_answers(config: OrmaConfig, embedder: HashingEmbedder) -> list[dict[int, float]]:
+    async with AsyncMemory(config=config, embedder=embedder) as fresh:
+        await _hold(fresh)
+        return await _answers(fresh)

@@ -16,7 +16,7 @@ from orma_proxy.store.keyword_postings import SpaceKeywords
 from orma_proxy.store.keywords import BM25_SQL, bm25_params, query_terms
 from orma_proxy.store.postgres.search import KEYWORD_HITS, keyword_params
 from tests.helpers.embedders import HashingEmbedder
-from tests.helpers.rawdb import raw
+from tests.helpers.rawdb import held_search, raw
 
 COMMON = ["remind", "meeting", "today", "book", "project"]  # in most sentences
 RARE = ["saffron", "glacier", "violin", "harbour", "lantern", "orchid", "kestrel", "quince"]
@@ -86,7 +86,7 @@ async def test_held_rankings_and_scores_equal_the_engines_bm25(
                 query = " ".join(rng.sample(COMMON + RARE + FILLER, rng.randint(1, 4)))
                 for k in (1, 5, 30):
                     want = _engines_top(conn, backend, query, k)
-                    got = index.search(conn, "s", query_terms(query), k)
+                    got = held_search(index, conn, "s", query_terms(query), k)
                     assert got is not None and len(got) == len(want), query
                     assert [s for _, s in got] == pytest.approx([s for _, s in want], rel=1e-9)
                     cut = want[-1][1]  # ties at the k-th score may be cut either way
@@ -106,7 +106,7 @@ async def test_a_query_term_of_several_lexemes_matches_each_as_postgresql_does(
         await mem.add("Nothing to see here.", space="s")
         index = await _held(mem, "s")
         with raw(mem.location) as conn:
-            got = index.search(conn, "s", ["snake_case", "case"], 10)
+            got = held_search(index, conn, "s", ["snake_case", "case"], 10)
             want = conn.execute(KEYWORD_HITS, keyword_params("snake_case case", "s", 10))
             assert got == pytest.approx([(int(i), s) for i, s in want.fetchall()], rel=1e-9)
             assert got is not None and len(got) == 2
@@ -133,11 +133,12 @@ async def test_a_purged_sentence_leaves_the_held_postings(config: OrmaConfig) ->
         secret = await mem.add("The ptarmigan nests above the quince tree.", space="s")
         index = await _held(mem, "s")
         with raw(mem.location) as conn:
-            found = index.search(conn, "s", ["ptarmigan"], 10)
+            found = held_search(index, conn, "s", ["ptarmigan"], 10)
             assert found is not None and len(found) == 1
             await mem.purge([secret], space="s")
-            assert index.search(conn, "s", ["ptarmigan"], 10) == []
-            assert found[0][0] not in dict(index.search(conn, "s", ["quince", "tree"], 50) or [])
+            assert held_search(index, conn, "s", ["ptarmigan"], 10) == []
+            others = held_search(index, conn, "s", ["quince", "tree"], 50)
+            assert found[0][0] not in dict(others or [])
         texts = [p.text for p in (await mem.search("ptarmigan quince", space="s")).passages]
         assert not any("ptarmigan" in t for t in texts)
 
@@ -153,7 +154,7 @@ async def test_another_processs_new_sentences_are_found(config: OrmaConfig) -> N
         index = await _held(proxy, "s")
         await cli.add("Our bassoon teacher moved to the glacier town.", space="s")
         with raw(proxy.location) as conn:
-            found = index.search(conn, "s", ["bassoon"], 10)
+            found = held_search(index, conn, "s", ["bassoon"], 10)
         assert found is not None and len(found) == 1
         passages = (await proxy.search("bassoon", space="s")).passages
         assert passages[0].sentence_id == found[0][0]
@@ -168,7 +169,7 @@ async def test_a_held_space_never_yields_another_spaces_sentences(config: OrmaCo
         index = await _held(mem, "bob")
         await mem.add("Alice bought more saffron.", space="alice")
         with raw(mem.location) as conn:
-            found = index.search(conn, "bob", ["saffron"], 10)
+            found = held_search(index, conn, "bob", ["saffron"], 10)
         assert found is not None and len(found) == 1
         texts = [p.text for p in (await mem.search("saffron", space="bob")).passages]
         assert texts == ["Bob keeps saffron in the garage."]
@@ -180,8 +181,8 @@ async def test_a_term_of_several_tokens_is_left_to_fts5(tmp_path: Path) -> None:
         index = await _held(mem, "s")
         conn = open_sync(mem.path, busy_timeout_ms=1000, read_only=True)
         try:
-            assert index.search(conn, "s", ["snake_case"], 10) is None  # a phrase: FTS5's
-            assert index.search(conn, "s", ["snake"], 10) is not None
+            assert held_search(index, conn, "s", ["snake_case"], 10) is None  # a phrase: FTS5's
+            assert held_search(index, conn, "s", ["snake"], 10) is not None
         finally:
             conn.close()
         assert (await mem.search("snake_case", space="s")).passages
@@ -196,10 +197,10 @@ async def test_too_many_changes_reload_instead_of_patching(config: OrmaConfig) -
         for i in range(5):
             await mem.add(f"bulk note number {i}", space="s")
         with raw(mem.location) as conn:
-            assert index.search(conn, "s", ["bulk"], 10) is None  # dropped, to be reloaded
+            assert held_search(index, conn, "s", ["bulk"], 10) is None  # dropped, to be reloaded
             await mem.search("bulk", space="s")
             await index.settle()
-            assert len(index.search(conn, "s", ["bulk"], 10) or []) == 5
+            assert len(held_search(index, conn, "s", ["bulk"], 10) or []) == 5
 
 
 @pytest.mark.parametrize("after", [0, 3])
@@ -226,10 +227,10 @@ async def test_a_rebuild_of_fts5_reloads_the_held_postings(tmp_path: Path) -> No
         await mem.rebuild()
         conn = open_sync(mem.path, busy_timeout_ms=1000, read_only=True)
         try:
-            assert index.search(conn, "s", ["lantern"], 10) is None  # dropped: FTS5 answers
+            assert held_search(index, conn, "s", ["lantern"], 10) is None  # dropped: FTS5 answers
             await mem.search("lantern", space="s")
             await index.settle()
-            found = index.search(conn, "s", ["lantern"], 10)
+            found = held_search(index, conn, "s", ["lantern"], 10)
         finally:
             conn.close()
         assert found is not None and len(found) == 1

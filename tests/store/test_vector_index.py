@@ -10,7 +10,7 @@ import pytest
 
 from orma_proxy import AsyncMemory, OrmaConfig
 from orma_proxy.embed.onnx import OnnxEmbedder
-from orma_proxy.store import Reader
+from orma_proxy.store import Reader, catch_up
 from orma_proxy.store.connect import open_sync
 from orma_proxy.store.space_vectors import SpaceVectors, pack_bits, quantise
 from orma_proxy.store.vector_index import VectorIndex
@@ -211,14 +211,14 @@ async def test_another_processs_writes_and_purges_are_seen(
         await cli.flush()
         query = embedder.embed(["where does my pet go when it storms?"])[0]
         async with reading(proxy.location) as reader:
-            await index.catch_up(reader)
+            await catch_up(reader, index)
         found = index.nearest("alice", query, 4, 1)
         hit = (await proxy.search("where does my pet go when it storms?", space="alice")).passages
         assert hit[0].text == text and found is not None and found[0][0] == hit[0].sentence_id
 
         await cli.purge([episode], space="alice")
         async with reading(proxy.location) as reader:
-            await index.catch_up(reader)
+            await catch_up(reader, index)
         assert hit[0].sentence_id not in dict(index.nearest("alice", query, 50, 50) or [])
         texts = [p.text for p in (await proxy.search("cat under the sofa", space="alice")).passages]
         assert text not in texts
@@ -249,7 +249,7 @@ async def test_too_many_changes_reload_instead_of_patching(config: OrmaConfig) -
             await mem.add(f"bulk note number {i}", space="s")
         await mem.flush()
         async with reading(mem.location) as reader:
-            await index.catch_up(reader)
+            await catch_up(reader, index)
         assert not index.holds("s")  # dropped, reloaded on the next search
         await mem.search("bulk", space="s")
         await index.settle()

@@ -42,6 +42,7 @@ class PgTerms:
         "AND t.lexeme = ANY(tsvector_to_array(s.tsv)) AND t.sentence_id = s.id) p ON TRUE "
         "ORDER BY c.seq"
     )
+    changes_width = 5
 
     def postings(self, conn: PgConnection, space: str) -> Iterator[tuple[str, str]]:
         for lexeme, docs in conn.execute(_POSTINGS_SQL, (space,)):

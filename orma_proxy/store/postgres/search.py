@@ -53,7 +53,7 @@ _ABOVE_FLOOR = (
     "(:use_floor = 0 OR h.score >= "
     "coalesce((SELECT noise_floor FROM space_stats WHERE space = :space), -1.0))"
 )
-# Hits found elsewhere (HNSW's, the held postings'), bound as arrays of ids and scores.
+# Hits found elsewhere (the exact k-NN's, the held postings'), bound as arrays of ids and scores.
 BOUND_HITS = (
     "SELECT h.id AS id, h.score AS score "
     "FROM unnest(CAST(:ids AS bigint[]), CAST(:scores AS float8[])) AS h(id, score) "
@@ -91,20 +91,10 @@ def grams_params(query: str, space: str, k: int) -> dict[str, object] | None:
 
 
 def nearest_params(
-    conn: PgConnection,
-    query: Vectors,
-    space: str,
-    *,
-    k: int,
-    oversample: int,
-    use_floor: bool,
-    exact_under: int,
-    ef_search: int,
+    conn: PgConnection, query: Vectors, space: str, *, k: int, oversample: int, use_floor: bool
 ) -> dict[str, object]:
     """The parameters of ``BOUND_HITS``: the space's best ``k * oversample`` by cosine."""
-    found = candidates(
-        conn, query, space, k * oversample, exact_under=exact_under, ef_floor=ef_search
-    )
+    found = candidates(conn, query, space, k * oversample)
     return bound_params(found, space, k, use_floor=use_floor)
 
 
