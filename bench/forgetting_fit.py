@@ -41,11 +41,7 @@ from orma_proxy.store import StoredLine
 
 Decide = Callable[[Choice, str, list[StoredLine], np.ndarray], list[StoredLine]]
 
-FIT = (
-    ("bench/data/forgetting_dev.jsonl", "all"),
-    ("bench/data/forgetting_dev2.jsonl", "even"),
-    ("bench/data/forgetting_dev4.jsonl", "all"),
-)
+FIT = (("bench/data/forgetting_dev.jsonl", "all"), ("bench/data/forgetting_dev2.jsonl", "even"))
 _L2 = 1.0
 _GRID = np.round(np.arange(0.02, 0.99, 0.02), 2)
 # Acting on a line not meant (or where nothing or a question was) loses what a person said:

@@ -6,10 +6,10 @@ brother's company"). So the line nearest the new text in meaning is, most often,
 the line meant (on the development sets, for 131 of 138 single corrections). It is
 taken in place of what the description found only when both agree on it: the line
 holds the description's anchors (its person, its identifier, the user) and is one
-the description found, was asked back with, or names as closest; and it stands
-``LEAD`` deviations of the new text's similarity to the other lines above the next
-nearest line, so two lines the correction fits alike ("moved to Friday" of two
-dentist visits) stay a question.
+the description found, was asked back with, or names as closest; and its lead over
+the next nearest line is at least ``LEAD`` of its height above the space's typical
+line (relative to the best and to the rest, never a fixed cosine), so two lines the
+correction fits alike ("moved to Friday" of two dentist visits) stay a question.
 """
 
 from __future__ import annotations
@@ -35,12 +35,11 @@ from orma_proxy.store import (
 
 __all__ = ["LEAD", "corrected_scope"]
 
-# The nearest line's lead over the next, in deviations of the new text's similarity to the
-# space's newest lines (set on the fitted development cases, bench/forgetting_fit's FIT).
-LEAD = 2.5
+# The nearest line's lead over the next, as a share of its height above the space's typical
+# line (its newest lines): set on the development sets bench/forgetting_fit fits on (FIT).
+LEAD = 0.25
 _SAMPLE = 64
 _NEAR = 10  # lines nearest the correction by the index, then compared without names
-_MAD = 1.4826  # a median absolute deviation, scaled to a normal's deviation
 
 
 def corrected_scope(conn: Connection, space: str, old: str, meaning: Described | None) -> Scope:
@@ -89,10 +88,9 @@ def _replaced(
     sample = [v for i, v in recent_vectors(conn, space, _SAMPLE).items() if i not in pair]
     if len(sample) < MIN_SAMPLE:
         return None  # too few other lines to say what stands out
-    # The typical line's spread, robust to the few other lines about the same person or thing.
-    rest = said.without_anchor(np.stack(sample)) @ query
-    spread = float(_MAD * np.median(np.abs(rest - np.median(rest)))) or 1.0
-    if (sims[order[0]] - sims[order[1]]) / spread < LEAD:
+    # Its lead over the next, as a share of how far it stands above the typical line.
+    above = float(sims[order[0]] - np.median(said.without_anchor(np.stack(sample)) @ query))
+    if above <= 0 or (sims[order[0]] - sims[order[1]]) / above < LEAD:
         return None
     named = set(closest(conn, space, old, meaning))
     if scope is not None:
@@ -101,7 +99,7 @@ def _replaced(
         named.update(asked.candidates)
     if near[first] not in named:
         return None
-    rows = space_lines(conn, space, hidden=False, holding_any=("\0",), with_ids=[first])
+    rows = space_lines(conn, space, hidden=False, holding=(near[first],))
     stored = next((row for row in rows if row.id == first), None)
     if stored is None:
         return None
