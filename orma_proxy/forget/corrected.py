@@ -6,10 +6,11 @@ brother's company"). So the line nearest the new text in meaning is, most often,
 the line meant (on the development sets, for 131 of 138 single corrections). It is
 taken in place of what the description found only when both agree on it: the line
 holds the description's anchors (its person, its identifier, the user) and is one
-the description found, was asked back with, or names as closest; and its lead over
-the next nearest line is at least ``LEAD`` of its height above the space's typical
-line (relative to the best and to the rest, never a fixed cosine), so two lines the
-correction fits alike ("moved to Friday" of two dentist visits) stay a question.
+the description found or names as closest (asked back: one of the lines asked
+about); and its lead over the next nearest line is at least ``LEAD`` of its height
+above the space's typical line (relative to the best and to the rest, never a fixed
+cosine), so two lines the correction fits alike ("moved to Friday" of two dentist
+visits) stay a question.
 """
 
 from __future__ import annotations
@@ -92,11 +93,13 @@ def _replaced(
     above = float(sims[order[0]] - np.median(said.without_anchor(np.stack(sample)) @ query))
     if above <= 0 or (sims[order[0]] - sims[order[1]]) / above < LEAD:
         return None
-    named = set(closest(conn, space, old, meaning))
-    if scope is not None:
-        named.update(line.text for line in scope.lines)
     if asked is not None:
-        named.update(asked.candidates)
+        # Asked back: the correction settles it only as one of the lines asked about (a
+        # question of which person, "Emeka Okafor" or "Emeka Eze", it cannot answer).
+        named = set(asked.candidates)
+    else:
+        named = set(closest(conn, space, old, meaning))
+        named.update(line.text for line in scope.lines if scope is not None)
     if near[first] not in named:
         return None
     rows = space_lines(conn, space, hidden=False, holding=(near[first],))
