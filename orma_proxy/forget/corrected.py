@@ -10,7 +10,7 @@ the description found or names as closest (asked back: one of the lines asked
 about); and its lead over the next nearest line is at least ``LEAD`` of its height
 above the space's typical line (relative to the best and to the rest, never a fixed
 cosine), so two lines the correction fits alike ("moved to Friday" of two dentist
-visits) stay a question.
+visits) stay a question. A line naming people must share one with the correction.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from orma_proxy.forget.closest import closest, nearest_lines
 from orma_proxy.forget.describe import Description, Line, Subject, describe
 from orma_proxy.forget.meaning import MIN_SAMPLE, Described
 from orma_proxy.forget.mentions import mentions
-from orma_proxy.forget.rank import with_names
+from orma_proxy.forget.rank import names_said, with_names
 from orma_proxy.forget.resolve import Scope, about_user, resolve
 from orma_proxy.store import (
     Connection,
@@ -43,7 +43,9 @@ _SAMPLE = 64
 _NEAR = 10  # lines nearest the correction by the index, then compared without names
 
 
-def corrected_scope(conn: Connection, space: str, old: str, meaning: Described | None) -> Scope:
+def corrected_scope(
+    conn: Connection, space: str, old: str, new: str, meaning: Described | None
+) -> Scope:
     """``resolve(old)``, or the line nearest the correction when both agree on it (above)."""
     asked: AmbiguousDescriptionError | None = None
     scope: Scope | None = None
@@ -51,7 +53,7 @@ def corrected_scope(conn: Connection, space: str, old: str, meaning: Described |
         scope = resolve(conn, space, old, meaning=meaning)
     except AmbiguousDescriptionError as error:
         asked = error
-    nearest = None if meaning is None else _replaced(conn, space, old, meaning, scope, asked)
+    nearest = None if meaning is None else _replaced(conn, space, old, new, meaning, scope, asked)
     if nearest is not None:
         line, d = nearest
         cuts = d.clause_cuts(line.text)
@@ -66,6 +68,7 @@ def _replaced(
     conn: Connection,
     space: str,
     old: str,
+    new: str,
     meaning: Described,
     scope: Scope | None,
     asked: AmbiguousDescriptionError | None,
@@ -99,7 +102,7 @@ def _replaced(
         named = set(asked.candidates)
     else:
         named = set(closest(conn, space, old, meaning))
-        named.update(line.text for line in scope.lines if scope is not None)
+        named.update(line.text for line in (scope.lines if scope is not None else ()))
     if near[first] not in named:
         return None
     rows = space_lines(conn, space, hidden=False, holding=(near[first],))
@@ -111,6 +114,9 @@ def _replaced(
                 Subject.from_json(stored.corrects))  # fmt: skip
     if not _held_anchors(conn, space, d).anchors_in(line):
         return None
+    people = names_said(conn, space, stored.text)
+    if people and not any(mentions(new, name) for name in people):
+        return None  # "Ines works at Lufthansa." is not what "Tomas works at Zalando" corrects
     return stored, d
 
 

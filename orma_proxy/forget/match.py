@@ -102,7 +102,7 @@ def _held(conn: Connection, space: str, d: Description, state_ids: list[int]) ->
 
 
 def correction(
-    conn: Connection, space: str, old: str | int, meaning: Described | None = None
+    conn: Connection, space: str, old: str | int, new: str, meaning: Described | None = None
 ) -> Correction:
     """A state id names that state and its line; a text is a description (``resolve``).
 
@@ -120,7 +120,7 @@ def correction(
         preview = tuple(sentence_texts(conn, lines))
         facts = state_texts(conn, space, [old])
         return Correction(lines, [StateTarget(state, True)], preview, facts=facts)
-    scope = corrected_scope(conn, space, old, meaning)
+    scope = corrected_scope(conn, space, old, new, meaning)
     whole = [i for i in scope.sentence_ids if i not in scope.cuts]
     replaced = {s.id: s for s in [*scope.states, *active_states_valued(conn, space, old)]}
     citing = {s.id: s for s in active_states_citing(conn, space, whole)}
