@@ -24,7 +24,7 @@ from orma_proxy.forget.closest import closest, nearest_lines
 from orma_proxy.forget.describe import Description, Line, Subject, describe
 from orma_proxy.forget.meaning import MIN_SAMPLE, Described
 from orma_proxy.forget.mentions import mentions
-from orma_proxy.forget.rank import names_said, with_names
+from orma_proxy.forget.rank import names_said, their_kin, with_names
 from orma_proxy.forget.resolve import Scope, about_user, resolve
 from orma_proxy.store import (
     Connection,
@@ -121,9 +121,10 @@ def _replaced(
 
 
 def _held_anchors(conn: Connection, space: str, d: Description) -> Description:
-    """``d`` without the names no shown line holds: "she's in Bursa" names the new value,
-    which the line it corrects cannot hold, not a person it must."""
-    text = d.text
+    """``d`` without the names no shown line holds ("she's in Bursa" names the new value,
+    which the line it corrects cannot hold, not a person it must), and with "my sister's
+    company" the sister's, not the user's."""
+    text = their_kin(d.text)
     for name in d.names:
         held = space_lines(conn, space, hidden=False, holding=(name.lower(),))
         if not any(mentions(row.text, name) for row in held):
