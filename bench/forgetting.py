@@ -116,10 +116,18 @@ def run_orma(memory: Memory, case: Case, space: str, outcome: str = "") -> tuple
     found = [p.text for p in memory.search(case.query, space, k=TOP).passages]
     block = memory.recall(case.query, space).text
     if not holds(found, case):
-        return False, f"search top {TOP}: {found}"
+        return False, f"search top {TOP} {_wrong(found, case)}: {found}"
     if not holds([block], case):
-        return False, f"block: {block}"
+        return False, f"block {_wrong([block], case)}: {block}"
     return True, ""
+
+
+def _wrong(texts: list[str], case: Case) -> str:
+    """How ``texts`` fail ``holds``: a line meant still there, a line kept missing, or both."""
+    joined = "\n".join(texts).lower()
+    left = any(m.lower() in joined for m in case.must_not)
+    lost = not all(m.lower() in joined for m in case.must)
+    return " and ".join(w for w, on in (("left a line meant", left), ("lost a line", lost)) if on)
 
 
 def _export(memory: Memory, space: str) -> str:
@@ -236,6 +244,7 @@ def main(argv: list[str] | None = None) -> int:
     orma: dict[str, list[bool]] = defaultdict(list)
     base: dict[str, list[bool]] = defaultdict(list)
     shown: Counter[str] = Counter()
+    failed: Counter[str] = Counter()
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         memory = Memory(Path(tmp) / "forgetting.db")
@@ -244,6 +253,8 @@ def main(argv: list[str] | None = None) -> int:
                 ok, why = run_orma(memory, case, f"case-{i}", outcome)
                 orma[case.family].append(ok)
                 base[case.family].append(run_baseline(case, outcome))
+                if not ok:
+                    failed[failure_kind(why)] += 1
                 if not ok and shown[case.family] < args.show:
                     shown[case.family] += 1
                     ops = "; ".join(f"{o.kind}({o.about!r})" for o in case.operations)
@@ -262,7 +273,22 @@ def main(argv: list[str] | None = None) -> int:
     total_b = sum(sum(v) for v in base.values())
     n = len(labelled)
     print(f"| **all** | {total_o}/{n} ({total_o / n:.1%}) | {total_b}/{n} ({total_b / n:.1%}) |")
+    print("\nOrma's failures: " + ", ".join(f"{k} {v}" for k, v in failed.most_common()))
     return 0
+
+
+def failure_kind(why: str) -> str:
+    """What went wrong in a failed case, from ``run_orma``'s line (totals only: a set whose
+    cases are never read can still say whether it fails by abstaining or by acting)."""
+    if "raised NothingMatchedError" in why:
+        return "found nothing"
+    if "raised AmbiguousDescriptionError" in why:
+        return "asked back"
+    if "raised" in why:
+        return "refused"
+    if "acted instead" in why or "but changed" in why:
+        return "acted where it should not"
+    return why.split(":", 1)[0].removeprefix("search top 10 ").removeprefix("block ")
 
 
 # --- --scale: resolving a description over a large space, old and new code alternating ------

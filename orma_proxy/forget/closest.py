@@ -8,11 +8,16 @@ description by meaning and by words, so the request can be said again exactly.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from orma_proxy.errors import NothingMatchedError
 from orma_proxy.forget.meaning import Described
-from orma_proxy.store import Connection, keyword_passages, nearest_passages
+from orma_proxy.store import Connection, SentenceRow, keyword_passages, nearest_passages
 
-__all__ = ["nothing_matched"]
+if TYPE_CHECKING:
+    from orma_proxy.embed.base import Vectors
+
+__all__ = ["closest", "nearest_lines", "nothing_matched"]
 
 _EACH = 3  # lines by meaning, then as many by words
 _OVERSAMPLE = 16  # SQLite's Hamming candidates re-ranked by cosine for a handful of hits
@@ -22,13 +27,15 @@ def closest(conn: Connection, space: str, text: str, meaning: Described | None) 
     """Up to 2 x 3 shown lines of ``space``: nearest ``text`` in meaning, then in words."""
     found: dict[str, None] = {}
     if meaning is not None:
-        near = nearest_passages(
-            conn, meaning.vector, space, k=_EACH, oversample=_OVERSAMPLE, use_floor=False
-        )
-        found.update((row.text, None) for row in near)
+        found.update((row.text, None) for row in nearest_lines(conn, space, meaning.vector, _EACH))
     worded = [row.text for row in keyword_passages(conn, text, space, _EACH * 2)]
     found.update((t, None) for t in worded if t not in found and len(found) < _EACH * 2)
     return list(found)
+
+
+def nearest_lines(conn: Connection, space: str, vector: Vectors, k: int) -> list[SentenceRow]:
+    """The ``k`` shown lines of ``space`` nearest ``vector``, each with its similarity."""
+    return nearest_passages(conn, vector, space, k=k, oversample=_OVERSAMPLE, use_floor=False)
 
 
 def nothing_matched(

@@ -23,6 +23,7 @@ from orma_proxy.facts import (
     state_by_id,
     unreleased_state,
 )
+from orma_proxy.forget.corrected import corrected_scope
 from orma_proxy.forget.describe import Description, Subject
 from orma_proxy.forget.meaning import Described
 from orma_proxy.forget.resolve import Scope, resolve, resolve_episodes
@@ -101,7 +102,7 @@ def _held(conn: Connection, space: str, d: Description, state_ids: list[int]) ->
 
 
 def correction(
-    conn: Connection, space: str, old: str | int, meaning: Described | None = None
+    conn: Connection, space: str, old: str | int, new: str, meaning: Described | None = None
 ) -> Correction:
     """A state id names that state and its line; a text is a description (``resolve``).
 
@@ -119,7 +120,7 @@ def correction(
         preview = tuple(sentence_texts(conn, lines))
         facts = state_texts(conn, space, [old])
         return Correction(lines, [StateTarget(state, True)], preview, facts=facts)
-    scope = resolve(conn, space, old, meaning=meaning)
+    scope = corrected_scope(conn, space, old, new, meaning)
     whole = [i for i in scope.sentence_ids if i not in scope.cuts]
     replaced = {s.id: s for s in [*scope.states, *active_states_valued(conn, space, old)]}
     citing = {s.id: s for s in active_states_citing(conn, space, whole)}

@@ -48,10 +48,12 @@ STANDS_OUT = 2.0
 
 @dataclass(frozen=True)
 class Described:
-    """A description's embedding, and its anchor's (the names it holds), if it has any."""
+    """A description's embedding, its anchor's (the names it holds) if it has any, and
+    for a correction the new text's (``forget/corrected.py``)."""
 
     vector: Vectors
     anchor: Vectors | None = None
+    correction: Described | None = None
 
     def without_anchor(self, vectors: Vectors) -> Vectors:
         """``vectors`` (rows) with the anchor's direction taken out, each of unit length."""

@@ -196,6 +196,15 @@ def about_kin(text: str, names: tuple[str, ...], asked: str) -> bool:
     return False
 
 
+_MY_KIN = re.compile(r"(?i)(?<![\w'’])my(\s+)(\w+)")
+
+
+def their_kin(said: str) -> str:
+    """``said`` with "my sister" as "the sister": a fact of the user's relative is the
+    relative's, whose lines need not be the user's."""
+    return _MY_KIN.sub(lambda m: f"the{m[1]}{m[2]}" if m[2].lower() in _KIN else m[0], said)
+
+
 def not_the_kin(said: str, text: str) -> bool:
     """Is ``text`` silent on the relative ``said`` asks of ("Olu's sister": "Olu's brother
     Dayo plays drums", "Olu plays sax"), so about the person, not the one meant?"""

@@ -67,7 +67,7 @@ async def supersede(
     """
 
     def find(conn: Connection) -> Correction:
-        found = correction(conn, space, old, meaning)
+        found = correction(conn, space, old, new, meaning)
         if not found.sentences and not found.states:
             raise nothing_matched(conn, space, str(old), meaning, "changed")
         return found

@@ -9,6 +9,7 @@ operation and wakes the indexer when it stored a line.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
@@ -37,7 +38,11 @@ class Forgetting(Lifecycle):
         if not isinstance(old, int) or isinstance(old, bool):
             old = check_text(old, "old").strip()
         new, space = check_text(new, "new"), check_space(space)
-        meaning = None if isinstance(old, int) else await self._described(old, space)
+        meaning = None
+        if not isinstance(old, int):
+            described = await self._described(old, space)
+            said = await self._described(new, space)
+            meaning = dataclasses.replace(described, correction=said)
         result = await supersede(db, old, new, space, self.config, dry_run=dry_run, meaning=meaning)
         self._index_new()
         return result

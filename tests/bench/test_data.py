@@ -38,6 +38,8 @@ def test_every_data_file_is_documented_and_used() -> None:
         "forgetting_dev2_README.md",
         "forgetting_dev3.jsonl",
         "forgetting_dev3_README.md",
+        "forgetting_dev4.jsonl",
+        "forgetting_dev4_README.md",
         "forgetting_dev_README.md",
         "forgetting_words.json",
         "sleep.jsonl",

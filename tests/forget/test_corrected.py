@@ -1,0 +1,76 @@
+"""A correction replaces the line nearest it, when its description agrees (``forget/corrected.py``).
+
+People describe a correction loosely ("my sister's company", "she moved again, she's
+in Sapporo now") and then say the new fact whole. The line that new fact is nearest
+is the one it corrects; it is taken only when it holds the description's person, is
+one the description itself names as closest, and stands clear of the next line.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from orma_proxy import AsyncMemory
+from orma_proxy.errors import AmbiguousDescriptionError, NothingMatchedError
+from tests.helpers.life import exported, shown, stored
+
+pytestmark = pytest.mark.both_backends
+
+OTHERS = (
+    "The offsite is booked for the second week of March.",
+    "Library books are due back on the 9th.",
+    "The boiler was serviced in October.",
+    "Bought a new doormat for the back door.",
+    "The bins go out on Tuesday night.",
+)
+
+
+async def test_a_relation_the_line_lacks_finds_the_line_the_correction_is_near(
+    amem: AsyncMemory,
+) -> None:
+    await stored(amem, *OTHERS, "My sister is Ines.", "Ines works at Lufthansa.",
+                 "Ines lives in Porto.")  # fmt: skip
+    result = await amem.supersede("my sister's company", "Ines works at Zalando now.")
+    assert result.preview == ("Ines works at Lufthansa.",)
+    text = await _text(amem, "Where does Ines work, who is my sister?")
+    assert "lufthansa" not in text and "zalando" in text and "my sister is ines" in text
+
+
+async def test_a_description_saying_the_new_value_finds_the_old_one(amem: AsyncMemory) -> None:
+    await stored(amem, *OTHERS, "Kenji lives in Osaka.", "Kenji's a chef.",
+                 "Kenji is visiting in May.")  # fmt: skip
+    result = await amem.supersede("he moved again, he's in Sapporo now", "Kenji lives in Sapporo.")
+    assert result.preview == ("Kenji lives in Osaka.",)
+    text = await _text(amem, "Where does Kenji live?")
+    assert "osaka" not in text and "sapporo" in text and "chef" in text
+
+
+async def test_two_lines_the_correction_fits_alike_stay_a_question(amem: AsyncMemory) -> None:
+    await stored(amem, *OTHERS, "Dentist appointment Tuesday 9am for me.",
+                 "Dentist appointment Tuesday 4pm for Leo.")  # fmt: skip
+    before = await exported(amem)
+    with pytest.raises((AmbiguousDescriptionError, NothingMatchedError)):
+        await amem.supersede("the dentist appointment", "The dentist appointment moved to Friday.")
+    assert await exported(amem) == before
+
+
+async def test_which_person_is_not_settled_by_a_correction_naming_neither(
+    amem: AsyncMemory,
+) -> None:
+    await stored(amem, *OTHERS, "Ravi Menon works at Wipro.", "Ravi Shah works at Tata Steel.")
+    before = await exported(amem)
+    with pytest.raises(AmbiguousDescriptionError):
+        await amem.supersede("Ravi's employer", "Ravi works at Infosys now.")
+    assert await exported(amem) == before
+
+
+async def test_another_persons_line_is_not_what_a_correction_replaces(amem: AsyncMemory) -> None:
+    await stored(amem, *OTHERS, "Ines works at Lufthansa.", "Ines lives in Porto.")
+    before = await exported(amem)
+    with pytest.raises(NothingMatchedError):
+        await amem.supersede("Tomas's employer", "Tomas works at Zalando now.")
+    assert await exported(amem) == before
+
+
+async def _text(amem: AsyncMemory, query: str) -> str:
+    return "\n".join(await shown(amem, query)).lower()
