@@ -21,11 +21,11 @@ import numpy as np
 
 from orma_proxy.errors import AmbiguousDescriptionError
 from orma_proxy.forget.closest import closest, nearest_lines
-from orma_proxy.forget.describe import Description, Line, Subject, describe
+from orma_proxy.forget.describe import Description, describe
 from orma_proxy.forget.meaning import MIN_SAMPLE, Described
 from orma_proxy.forget.mentions import mentions
 from orma_proxy.forget.rank import names_said, their_kin, with_names
-from orma_proxy.forget.resolve import Scope, about_user, resolve
+from orma_proxy.forget.resolve import Scope, line_of, resolve
 from orma_proxy.store import (
     Connection,
     StoredLine,
@@ -110,9 +110,7 @@ def _replaced(
     if stored is None:
         return None
     d = scope.description if scope is not None else describe(with_names(conn, space, old, False))
-    line = Line(stored.id, stored.text, about_user(stored), stored.speaker,
-                Subject.from_json(stored.corrects))  # fmt: skip
-    if not _held_anchors(conn, space, d).anchors_in(line):
+    if not _held_anchors(conn, space, d).anchors_in(line_of(stored)):
         return None
     people = names_said(conn, space, stored.text)
     if people and not any(mentions(new, name) for name in people):

@@ -46,7 +46,7 @@ from orma_proxy.text import (
     state_attributes,
 )
 
-__all__ = ["Scope", "resolve", "resolve_episodes"]
+__all__ = ["Scope", "about_user", "line_of", "resolve", "resolve_episodes"]
 
 _FIRST = re.compile(r"(?i)(?<![\w'])(?:i|i'm|i've|i'd|i'll|my|me|mine|myself)(?![\w'])")
 _SECOND = re.compile(r"(?i)(?<![\w'])(?:you|you're|you've|your|yours|yourself)(?![\w'])")
@@ -96,6 +96,12 @@ def about_user(line: StoredLine) -> bool:
     if line.role == "assistant":
         return _SECOND.search(line.text) is not None
     return line.speaker is None and _FIRST.search(line.text) is not None
+
+
+def line_of(stored: StoredLine) -> Line:
+    """A stored line as a description is judged on it."""
+    corrects = Subject.from_json(stored.corrects)
+    return Line(stored.id, stored.text, about_user(stored), stored.speaker, corrects)
 
 
 def _quoted(text: str) -> re.Pattern[str] | None:
@@ -225,8 +231,7 @@ def _anchored(
     )
     found = []
     for stored in rows:
-        corrects = Subject.from_json(stored.corrects)
-        line = Line(stored.id, stored.text, about_user(stored), stored.speaker, corrects)
+        line = line_of(stored)
         if not d.anchored and not d.holds(line, linked=stored.id in cited):
             continue
         if d.anchored and not d.anchors_in(line):

@@ -25,24 +25,44 @@ OTHERS = (
 )
 
 
-async def test_a_relation_the_line_lacks_finds_the_line_the_correction_is_near(
+@pytest.mark.parametrize(
+    ("notes", "about", "new", "replaced", "query", "gone", "kept"),
+    [
+        (  # a relation the line lacks: "my sister's company" for Ines's employer
+            ("My sister is Ines.", "Ines works at Lufthansa.", "Ines lives in Porto."),
+            "my sister's company",
+            "Ines works at Zalando now.",
+            "Ines works at Lufthansa.",
+            "Where does Ines work, who is my sister?",
+            "lufthansa",
+            ("zalando", "my sister is ines"),
+        ),
+        (  # a description saying the new value, which no line holds
+            ("Kenji lives in Osaka.", "Kenji's a chef.", "Kenji is visiting in May."),
+            "he moved again, he's in Sapporo now",
+            "Kenji lives in Sapporo.",
+            "Kenji lives in Osaka.",
+            "Where does Kenji live?",
+            "osaka",
+            ("sapporo", "chef"),
+        ),
+    ],
+)
+async def test_the_line_the_correction_is_nearest_is_replaced(
     amem: AsyncMemory,
+    notes: tuple[str, ...],
+    about: str,
+    new: str,
+    replaced: str,
+    query: str,
+    gone: str,
+    kept: tuple[str, ...],
 ) -> None:
-    await stored(amem, *OTHERS, "My sister is Ines.", "Ines works at Lufthansa.",
-                 "Ines lives in Porto.")  # fmt: skip
-    result = await amem.supersede("my sister's company", "Ines works at Zalando now.")
-    assert result.preview == ("Ines works at Lufthansa.",)
-    text = await _text(amem, "Where does Ines work, who is my sister?")
-    assert "lufthansa" not in text and "zalando" in text and "my sister is ines" in text
-
-
-async def test_a_description_saying_the_new_value_finds_the_old_one(amem: AsyncMemory) -> None:
-    await stored(amem, *OTHERS, "Kenji lives in Osaka.", "Kenji's a chef.",
-                 "Kenji is visiting in May.")  # fmt: skip
-    result = await amem.supersede("he moved again, he's in Sapporo now", "Kenji lives in Sapporo.")
-    assert result.preview == ("Kenji lives in Osaka.",)
-    text = await _text(amem, "Where does Kenji live?")
-    assert "osaka" not in text and "sapporo" in text and "chef" in text
+    await stored(amem, *OTHERS, *notes)
+    result = await amem.supersede(about, new)
+    assert result.preview == (replaced,)
+    text = await _text(amem, query)
+    assert gone not in text and all(word in text for word in kept)
 
 
 async def test_two_lines_the_correction_fits_alike_stay_a_question(amem: AsyncMemory) -> None:
