@@ -21,7 +21,7 @@ import numpy as np
 
 from orma_proxy.errors import AmbiguousDescriptionError
 from orma_proxy.forget.closest import closest, nearest_lines
-from orma_proxy.forget.describe import Description, describe
+from orma_proxy.forget.describe import Description, Line, describe
 from orma_proxy.forget.meaning import MIN_SAMPLE, Described
 from orma_proxy.forget.mentions import mentions
 from orma_proxy.forget.rank import names_said, their_kin, with_names
@@ -34,7 +34,7 @@ from orma_proxy.store import (
     space_lines,
 )
 
-__all__ = ["LEAD", "corrected_scope"]
+__all__ = ["LEAD", "corrected_scope", "without_new_value"]
 
 # The nearest line's lead over the next, as a share of its height above the space's typical
 # line (its newest lines): set on the development sets bench/forgetting_fit fits on (FIT).
@@ -49,6 +49,7 @@ def corrected_scope(
     """``resolve(old)``, or the line nearest the correction when both agree on it (above)."""
     asked: AmbiguousDescriptionError | None = None
     scope: Scope | None = None
+    old = without_new_value(conn, space, old, new)
     try:
         scope = resolve(conn, space, old, meaning=meaning)
     except AmbiguousDescriptionError as error:
@@ -116,6 +117,34 @@ def _replaced(
     if people and not any(mentions(new, name) for name in people):
         return None  # "Ines works at Lufthansa." is not what "Tomas works at Zalando" corrects
     return stored, d
+
+
+def without_new_value(conn: Connection, space: str, old: str, new: str) -> str:
+    """``old`` less the anchors that are the correction's new value: said again in ``new``
+    and held by no shown line ("Quentin's fee went up to 500", "he's at Bosch now"). The
+    line corrected cannot hold its new value, so it is no anchor that line must hold. A
+    name said as an owner ("Farhiya's address") is whose fact it is, and stays."""
+    d = describe(old)
+    spans = [(i.start, i.end) for i in d.identifiers]
+    for anchor in [*d.names, *d.codes]:
+        # "Farhiya's address": whose fact is corrected, never the new value
+        found = re.search(rf"(?<![\w'’]){re.escape(anchor)}(?![\w'’])", old, re.I)
+        if found is not None:
+            spans.append(found.span())
+    said = Line(0, new, about_user=False)
+    kept, last = old, len(old) + 1
+    for start, end in sorted(spans, reverse=True):
+        if end > last:
+            continue  # within an anchor taken already
+        last = start
+        part = describe(old[start:end])
+        if not part.anchored or not part.anchors_in(said):
+            continue
+        rows = space_lines(conn, space, hidden=False, holding=part.hints())
+        if any(part.anchors_in(line_of(row)) for row in rows):
+            continue
+        kept = kept[:start] + kept[end:]
+    return old if describe(kept).empty else kept
 
 
 def _held_anchors(conn: Connection, space: str, d: Description) -> Description:

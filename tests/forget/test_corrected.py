@@ -46,6 +46,19 @@ OTHERS = (
             "osaka",
             ("sapporo", "chef"),
         ),
+        (  # the new value said as a number no line holds: not an anchor the line must hold
+            (
+                "Quentin, my accountant, charges 450 a year.",
+                "Quentin needs the receipts by January.",
+                "Quentin's office moved to Clifton.",
+            ),
+            "Quentin's fee went up to 500",
+            "Quentin charges 500 a year now.",
+            "Quentin, my accountant, charges 450 a year.",
+            "What does Quentin charge?",
+            "450",
+            ("500", "receipts"),
+        ),
     ],
 )
 async def test_the_line_the_correction_is_nearest_is_replaced(
@@ -89,6 +102,16 @@ async def test_another_persons_line_is_not_what_a_correction_replaces(amem: Asyn
     before = await exported(amem)
     with pytest.raises(NothingMatchedError):
         await amem.supersede("Tomas's employer", "Tomas works at Zalando now.")
+    assert await exported(amem) == before
+
+
+async def test_a_person_whose_fact_is_corrected_is_no_new_value(amem: AsyncMemory) -> None:
+    # "Samira's address" is Samira's, though the correction says her name: not Omar's line.
+    await stored(amem, *OTHERS, "Omar moved to Leeds in 2021.",
+                 "Omar's cousin Hodan lives in Cairo.")  # fmt: skip
+    before = await exported(amem)
+    with pytest.raises((AmbiguousDescriptionError, NothingMatchedError)):
+        await amem.supersede("Omar's cousin Samira's address", "Samira lives at 4 Elm Road, Leeds.")
     assert await exported(amem) == before
 
 
