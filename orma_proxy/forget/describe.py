@@ -305,7 +305,11 @@ class Description:
         if self.identifiers:
             found = find_identifiers(line.text)
             if not any(same(a, b) or starts(a, b) for a in self.identifiers for b in found):
-                return False
+                # "ref 14128890" is the start of the code "1412889025B"
+                tokens = {t.casefold() for t in _LINE_TOKEN.findall(line.text)}
+                numbers = [a.canonical for a in self.identifiers if a.kind == "number"]
+                if not any(code_in(n, tokens) for n in numbers):
+                    return False
         if self.codes:
             tokens = {t.casefold() for t in _LINE_TOKEN.findall(line.text)}
             if not all(code_in(code, tokens) for code in self.codes):
@@ -376,7 +380,8 @@ def describe(text: str, *, first_is_name: bool = True) -> Description:
     password") is a plain word, not a name: the reading to try when no line of
     the space holds it as a name.
     """
-    identifiers = tuple(find_identifiers(text))
+    # "HH-20931-77": digits after letters are a reference's code, not a phone number
+    identifiers = tuple(i for i in find_identifiers(text) if not _lettered(text, i))
     rest = text
     for found in reversed(identifiers):
         rest = rest[: found.start] + " " + rest[found.end :]
@@ -456,6 +461,11 @@ def describe(text: str, *, first_is_name: bool = True) -> Description:
         first_named=first_named,
         kind_words=tuple(dict.fromkeys(kind_words)),
     )
+
+
+def _lettered(text: str, found: Identifier) -> bool:
+    """A number written straight after letters ("SO-5520198", "LNS-2024091")."""
+    return found.kind == "number" and re.search(r"[^\W\d_]-?$", text[: found.start]) is not None
 
 
 def content_words(text: str) -> list[str]:

@@ -143,6 +143,27 @@ async def test_a_leading_part_of_a_key_reaches_the_key(amem: AsyncMemory) -> Non
         await amem.purge("the key sk-liv")  # too short a part to name a key: nothing else goes
 
 
+@pytest.mark.parametrize(
+    ("about", "meant", "sibling"),
+    [
+        # a reference's letters and the start of its digits: its code, not a phone number
+        ("policy HH-20931-77", "Home policy HH-20931-7742 renews in May.",
+         "Car policy HH-20931-1180 renews in June."),
+        # the digits a code starts with
+        ("loan ref 14128890", "Student loan ref 1412889025B is with the council.",
+         "Car loan ref 1412771130C is with the bank."),
+    ],
+)  # fmt: skip
+async def test_a_leading_part_of_a_reference_reaches_only_it(
+    amem: AsyncMemory, about: str, meant: str, sibling: str
+) -> None:
+    await _store(amem, meant, sibling)
+    assert (await amem.purge(about, dry_run=True)).preview == (meant,)
+    await amem.purge(about)
+    text = await _shown(amem, "policy loan ref renews")
+    assert meant.lower() not in text and sibling.lower() in text
+
+
 # --- 5. kinds outside the word list: by meaning, clear winners only ------------------------
 
 
