@@ -50,6 +50,7 @@ from orma_proxy.text import (
 )
 
 __all__ = [
+    "RELATIONS",
     "Description",
     "Line",
     "Subject",
@@ -93,7 +94,7 @@ _FILLER_STEMS = frozenset(stem(w) for w in _FILLER)
 _HEADS = frozenset(stem(w) for w in ("number", "no"))
 _LINE_TOKEN = re.compile(r"[^\W_][\w-]*[^\W_]|[^\W_]")
 # Words that say who someone is to the user; with a name given, the name says it.
-_RELATIONS = frozenset(
+RELATIONS = frozenset(
     """ex sister brother mother father mom mum dad son daughter wife husband partner friend
     colleague boss manager cousin aunt uncle grandma grandpa neighbour neighbor""".split()  # noqa: SIM905
 )
@@ -419,9 +420,9 @@ def describe(text: str, *, first_is_name: bool = True) -> Description:
             when = "current" if when == "any" else when
         elif word in _FIRST_PERSON:
             user = True
-        elif word in _RELATIONS and owned_by_name:
+        elif word in RELATIONS and owned_by_name:
             values.add(stem(word))  # "Olu's sister": the sister is meant, not all of Olu
-        elif word in _RELATIONS:
+        elif word in RELATIONS:
             relations.add(word)
         elif owner and not evidence_of(word):
             # "Will's phone": a possessive names someone, whatever the word is otherwise

@@ -28,6 +28,7 @@ from orma_proxy.forget.describe import Description, Subject
 from orma_proxy.forget.meaning import Described
 from orma_proxy.forget.resolve import Scope, resolve, resolve_episodes
 from orma_proxy.forget.results import Affected
+from orma_proxy.forget.role import held_by
 from orma_proxy.store import (
     Connection,
     current_sentences,
@@ -198,19 +199,31 @@ def topic(
     is a topic: lines near it in meaning (a cosine of at least ``threshold``,
     never under the space's noise floor; at most ``max_items``) join the lines
     holding its words, when some do. A person or a kind keeps the scope exact: meaning alone
-    never hides another person's line.
+    never hides another person's line. A role the lines call one person by ("the plumber":
+    "Gustav the plumber") is that person, not a topic: their lines join, meaning does not
+    widen it (``forget/role.py``).
     """
     scope = resolve(conn, space, query, meaning=meaning)
     d = scope.description
     sentences = scope.sentence_ids
-    if meaning is not None and d.topic and (sentences or _said_once(conn, space, query)):
+    person = held_by(conn, space, d, scope.lines)
+    theirs = resolve(conn, space, person) if person is not None else None
+    if theirs is not None:  # "remove the plumber": Gustav, whom a line calls the plumber
+        sentences = sorted({*sentences, *theirs.sentence_ids})
+    elif meaning is not None and d.topic and (sentences or _said_once(conn, space, query)):
         # the words found the topic (or a line since corrected); meaning widens it. Meaning
         # alone, with no line ever holding the words ("the broken dishwasher"), is a guess.
         near = on_topic(conn, space, [], meaning.vector, threshold=threshold, limit=max_items)
         sentences = sorted({*sentences, *near})
     whole = [i for i in sentences if i not in scope.cuts]
     drawn, events = drawn_from_lines(conn, whole)
-    states = sorted({*_held(conn, space, d, list(drawn)), *(s.id for s in scope.states)})
+    states = sorted(
+        {
+            *_held(conn, space, d, list(drawn)),
+            *(s.id for s in scope.states),
+            *(s.id for s in (theirs.states if theirs is not None else ())),
+        }
+    )
     preview = scope.preview() + tuple(
         sentence_texts(conn, [i for i in sentences if i not in scope.sentence_ids])
     )

@@ -130,6 +130,43 @@ async def test_everything_about_someone_reaches_all_their_lines_and_no_one_else_
     assert "farah" not in text and "farid works at kestrel bank" in text
 
 
+@pytest.mark.parametrize(
+    ("about", "role_line", "person"),
+    [
+        ("remove the plumber", "Gustav the plumber is booked for Thursday.", "Gustav"),
+        ("forget my accountant", "Vikram, my accountant, files by January.", "Vikram"),
+        ("forget Isla's form tutor", "Ms Kowalczyk is Isla's form tutor.", "Ms Kowalczyk"),
+        ("forget the cleaner", "Our cleaner is Rosa, she comes on Fridays.", "Rosa"),
+    ],
+)
+async def test_a_role_reaches_the_one_person_a_line_calls_by_it(
+    amem: AsyncMemory, about: str, role_line: str, person: str
+) -> None:
+    theirs = (role_line, f"{person} charged 400 last year.", f"{person} is away in May.")
+    await _store(amem, *theirs, "Wes the electrician charged 300.")
+    result = await amem.release(about)
+    assert sorted(result.preview) == sorted(theirs)
+    text = await _shown(amem, f"Who charged what, is {person} away?")
+    assert person.lower() not in text and "wes the electrician" in text
+
+
+async def test_a_role_two_people_are_called_by_or_kin_reach_no_one_else(
+    amem: AsyncMemory,
+) -> None:
+    await _store(
+        amem,
+        "Gustav the plumber fixed the sink.",
+        "Anton the plumber fixed the boiler.",
+        "Gustav plays chess.",
+        "Petra's son is Milan.",
+        "Petra flew to Milan.",
+    )
+    plumbers = await amem.release("the plumber", dry_run=True)
+    assert "Gustav plays chess." not in plumbers.preview
+    son = await amem.release("Petra's son", dry_run=True)
+    assert son.preview == ("Petra's son is Milan.",)
+
+
 # --- 4. a key's leading part ---------------------------------------------------------------
 
 
