@@ -88,20 +88,31 @@ def clauses(text: str) -> list[tuple[int, int]]:
 
 
 def naming(text: str, person: str) -> str:
-    """``text`` about one person a first name stood for: "Sam's phone" -> "Sam Lee's phone"."""
-    first = person.split()[0]
-    return re.sub(rf"(?<!\w){re.escape(first)}(?!\w)", person, text, count=1)
+    """``text`` about one person a name stood for: "Sam's phone" -> "Sam Lee's phone",
+    "forget Perez" -> "forget Ms Perez"."""
+    for part in person.split():
+        said = re.compile(rf"(?<!\w){re.escape(part)}(?!\w)")
+        if said.search(text):
+            return said.sub(person, text, count=1)
+    return text
 
 
 def full_names(name: str, texts: list[str]) -> list[str]:
-    """The longer names ``name`` is part of in ``texts`` ("Sam" -> "Sam Lee", "Sam Park")."""
+    """The longer names ``name`` is part of in ``texts`` ("Sam" -> "Sam Lee", "Sam Park"),
+    or the tags and titles that tell its people apart ("Sam (work)", "Sam from pilates",
+    "Daniel K", "Ms Perez")."""
     found: dict[str, None] = {}
+    who = re.escape(name)
     pattern = re.compile(
-        rf"(?<!\w){re.escape(name)}\s+(?:([A-Z][\w'-]+|[A-Z]\.)|(\([^()]{{1,30}}\)))"
+        rf"(?<!\w){who}\s+(?:([A-Z][\w'-]+|[A-Z]\.?(?![\w']))|(\([^()]{{1,30}}\)"
+        rf"|from\s+(?:the\s+)?[\w'-]+(?:\s+(?!and\b|but\b)[a-z][\w'-]*)?))"
     )
+    titled = re.compile(rf"(?<!\w)((?:Mr|Mrs|Ms|Miss|Mx|Dr)\.?)\s+{who}(?!\w)")
     for text in texts:
+        for m in titled.finditer(text):  # "Ms Perez", "Mr Perez": two people
+            found[f"{m[1].removesuffix('.')} {name}"] = None
         for m in pattern.finditer(text):
-            if m[2]:  # "Sam (work)", "Sam (cousin)": a tag that tells two people apart
+            if m[2]:  # "Sam (work)", "Sam from pilates": a tag that tells two people apart
                 found[f"{name} {m[2]}"] = None
                 continue
             surname = m[1].removesuffix("'s")

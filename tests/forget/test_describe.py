@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from orma_proxy.forget.describe import Line, describe, full_names
+from orma_proxy.forget.describe import Line, describe, full_names, naming
 
 
 def line(text: str) -> Line:
@@ -68,6 +68,9 @@ def test_a_compound_line_is_cut_between_kinds() -> None:
 def test_full_names_find_two_people_behind_one_first_name() -> None:
     texts = ["Noor Haddad works at Velt.", "Noor Saleh works at Brio.", "Noor called."]
     assert full_names("Noor", texts) == ["Noor Haddad", "Noor Saleh"]
+    assert full_names("Dan", ["Dan K - plumber", "Dan M - Freya's dad"]) == ["Dan K", "Dan M"]
+    assert full_names("Ruiz", ["Ms Ruiz teaches", "Mr Ruiz coaches"]) == ["Ms Ruiz", "Mr Ruiz"]
+    assert naming("forget Ruiz", "Ms Ruiz") == "forget Ms Ruiz"
 
 
 def test_a_capitalised_value_is_a_word_not_a_name() -> None:

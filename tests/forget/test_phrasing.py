@@ -131,6 +131,31 @@ async def test_everything_about_someone_reaches_all_their_lines_and_no_one_else_
 
 
 @pytest.mark.parametrize(
+    ("about", "lines"),
+    [
+        ("forget Daniel", ("Daniel M - plumber, fixed the sink", "Daniel K - Freya's dad")),
+        ("forget Perez", ("Ms Perez - Ana's teacher", "Mr Perez - Ana's swim coach")),
+        ("forget Nadia", ("Nadia from pilates moves to Oslo", "Nadia (Omid's sister) is a nurse")),
+    ],
+)  # fmt: skip
+async def test_two_people_of_one_name_are_asked_about(
+    amem: AsyncMemory, about: str, lines: tuple[str, str]
+) -> None:
+    await _store(amem, *lines)
+    before = await exported(amem)
+    with pytest.raises(AmbiguousDescriptionError) as asked:
+        await amem.release(about)
+    assert len(asked.value.candidates) == 2
+    assert await exported(amem) == before
+
+
+async def test_one_person_called_alike_in_every_line_is_released(amem: AsyncMemory) -> None:
+    haddad = ("Mrs Haddad's number is 07700 900412.", "Mrs Haddad feeds the fish.")
+    await _store(amem, *haddad)
+    assert sorted((await amem.release("forget Haddad")).preview) == sorted(haddad)
+
+
+@pytest.mark.parametrize(
     ("about", "role_line", "person"),
     [
         ("remove the plumber", "Gustav the plumber is booked for Thursday.", "Gustav"),
