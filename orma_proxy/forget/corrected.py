@@ -138,13 +138,19 @@ def without_new_value(conn: Connection, space: str, old: str, new: str) -> str:
             continue  # within an anchor taken already
         last = start
         part = describe(old[start:end])
-        if not part.anchored or not part.anchors_in(said):
+        if not part.anchored or not (part.anchors_in(said) or _day_in(old[start:end], new)):
             continue
         rows = space_lines(conn, space, hidden=False, holding=part.hints())
         if any(part.anchors_in(line_of(row)) for row in rows):
             continue
         kept = kept[:start] + kept[end:]
     return old if describe(kept).empty else kept
+
+
+def _day_in(anchor: str, new: str) -> bool:
+    """ "the 13th" said again as "13 March": a day is its number."""
+    day = re.fullmatch(r"(\d{1,2})(?:st|nd|rd|th)", anchor, re.I)
+    return day is not None and re.search(rf"(?<!\d){day[1]}(?!\d)", new) is not None
 
 
 def _held_anchors(conn: Connection, space: str, d: Description) -> Description:

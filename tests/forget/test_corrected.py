@@ -59,6 +59,19 @@ OTHERS = (
             "450",
             ("500", "receipts"),
         ),
+        (  # the new day said as an ordinal ("the 11th") and again as a date ("11 Nov")
+            (
+                "Dentist check-up 4 Nov at 8.30.",
+                "The dentist is Smile Studio on Queen St.",
+                "Hygienist every 6 months.",
+            ),
+            "the dentist check-up got pushed a week to the 11th",
+            "Dentist check-up moved to 11 Nov at 8.30.",
+            "Dentist check-up 4 Nov at 8.30.",
+            "When is the dentist check-up?",
+            "4 nov",
+            ("11 nov", "smile studio"),
+        ),
     ],
 )
 async def test_the_line_the_correction_is_nearest_is_replaced(
