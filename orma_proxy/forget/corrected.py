@@ -10,18 +10,23 @@ the description found or names as closest (asked back: one of the lines asked
 about); and its lead over the next nearest line is at least ``LEAD`` of its height
 above the space's typical line (relative to the best and to the rest, never a fixed
 cosine), so two lines the correction fits alike ("moved to Friday" of two dentist
-visits) stay a question. A line naming people must share one with the correction.
+visits) stay a question. A line about people (named first, or as owners) must share
+one with the correction; names that are its value ("the vet is Greenway Vets") need
+not. A note naming no one is the user's own. What the description says of the new
+value (a name, a number, a day no shown line holds, said again in the correction) is
+no anchor the old line must hold (``without_new_value``).
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import numpy as np
 
 from orma_proxy.errors import AmbiguousDescriptionError
 from orma_proxy.forget.closest import closest, nearest_lines
-from orma_proxy.forget.describe import Description, Line, describe
+from orma_proxy.forget.describe import RELATIONS, Description, Line, describe
 from orma_proxy.forget.meaning import MIN_SAMPLE, Described
 from orma_proxy.forget.mentions import mentions
 from orma_proxy.forget.rank import names_said, their_kin, with_names
@@ -33,6 +38,7 @@ from orma_proxy.store import (
     recent_vectors,
     space_lines,
 )
+from orma_proxy.text import stem
 
 __all__ = ["LEAD", "corrected_scope", "without_new_value"]
 
@@ -41,6 +47,7 @@ __all__ = ["LEAD", "corrected_scope", "without_new_value"]
 LEAD = 0.25
 _SAMPLE = 64
 _NEAR = 10  # lines nearest the correction by the index, then compared without names
+_KIN = frozenset(stem(w) for w in RELATIONS)
 
 
 def corrected_scope(
@@ -111,12 +118,29 @@ def _replaced(
     if stored is None:
         return None
     d = scope.description if scope is not None else describe(with_names(conn, space, old, False))
-    if not _held_anchors(conn, space, d).anchors_in(line_of(stored)):
+    people = [n for n in names_said(conn, space, stored.text) if _subject(stored.text, n, new)]
+    line = line_of(stored)
+    if d.user and not people and not (line.words & _KIN):
+        # a note naming no one ("gym is puregym on the retail park") is the user's own
+        line = replace(line, about_user=True)
+    if not _held_anchors(conn, space, d).anchors_in(line):
         return None
-    people = names_said(conn, space, stored.text)
     if people and not any(mentions(new, name) for name in people):
         return None  # "Ines works at Lufthansa." is not what "Tomas works at Zalando" corrects
     return stored, d
+
+
+def _subject(text: str, name: str, new: str) -> bool:
+    """Is ``name`` whom ``text`` is about (its start, or an owner: "Ines's"), not its value
+    ("the cat's vet is Greenway Vets": the vets are what the correction replaces)? A
+    capitalised first word the correction writes in lower case ("Gym is PureGym", "my gym
+    is ...") is a plain word."""
+    at = re.search(rf"(?<![\w'’]){re.escape(name)}(?![\w])", text)
+    plain = re.compile(rf"(?<!\w){re.escape(name.lower())}(?!\w)")
+    if at is None or (at.start() == 0 and plain.search(new)):
+        return False
+    before = re.sub(r"(?i)\b(?:my|our|the|his|her|their)\b", "", text[: at.start()])
+    return text[at.end() : at.end() + 2] in ("'s", "’s") or not re.search(r"\w", before)
 
 
 def without_new_value(conn: Connection, space: str, old: str, new: str) -> str:
@@ -138,7 +162,7 @@ def without_new_value(conn: Connection, space: str, old: str, new: str) -> str:
             continue  # within an anchor taken already
         last = start
         part = describe(old[start:end])
-        if not part.anchored or not (part.anchors_in(said) or _day_in(old[start:end], new)):
+        if not part.anchored or not (part.anchors_in(said) or _number_in(old[start:end], new)):
             continue
         rows = space_lines(conn, space, hidden=False, holding=part.hints())
         if any(part.anchors_in(line_of(row)) for row in rows):
@@ -147,10 +171,11 @@ def without_new_value(conn: Connection, space: str, old: str, new: str) -> str:
     return old if describe(kept).empty else kept
 
 
-def _day_in(anchor: str, new: str) -> bool:
-    """ "the 13th" said again as "13 March": a day is its number."""
-    day = re.fullmatch(r"(\d{1,2})(?:st|nd|rd|th)", anchor, re.I)
-    return day is not None and re.search(rf"(?<!\d){day[1]}(?!\d)", new) is not None
+def _number_in(anchor: str, new: str) -> bool:
+    """A number ``new`` says another way: "the 13th" as "13 March", a phone that "ends
+    977" as "07700 900977" (the digits end a number of it)."""
+    number = re.fullmatch(r"(\d+)(?:st|nd|rd|th)?", anchor, re.I)
+    return number is not None and re.search(rf"{number[1]}(?!\d)", new) is not None
 
 
 def _held_anchors(conn: Connection, space: str, d: Description) -> Description:

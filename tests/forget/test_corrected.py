@@ -72,6 +72,37 @@ OTHERS = (
             "4 nov",
             ("11 nov", "smile studio"),
         ),
+        (  # the user's note names no one, and says no "I": it is the user's own
+            ("Gym is PureGym on the retail park.", "Gym induction done.", "Protein powder low."),
+            "I switched - I train at the leisure centre now",
+            "My gym is the leisure centre now.",
+            "Gym is PureGym on the retail park.",
+            "Which gym do I go to?",
+            "puregym",
+            ("leisure centre", "induction"),
+        ),
+        (  # names that are the old value, not whom the line is about
+            (
+                "The cat's vet is Greenway Vets on Mill Rd.",
+                "Cat jab due in May.",
+                "Cat food: the salmon biscuits.",
+            ),
+            "we changed practice for the cat, it's Hollybank by the station now",
+            "The cat's vet is now Hollybank, by the station.",
+            "The cat's vet is Greenway Vets on Mill Rd.",
+            "Who is the cat's vet?",
+            "greenway",
+            ("hollybank", "jab"),
+        ),
+        (  # a phone that "ends 977": the digits end the new number
+            ("Mrs Haddad's number is 07700 900412.", "Mrs Haddad next door feeds the fish."),
+            "Mrs Haddad got a new mobile, ends 977",
+            "Mrs Haddad's number is 07700 900977.",
+            "Mrs Haddad's number is 07700 900412.",
+            "What is Mrs Haddad's number?",
+            "900412",
+            ("900977", "fish"),
+        ),
     ],
 )
 async def test_the_line_the_correction_is_nearest_is_replaced(
