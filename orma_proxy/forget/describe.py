@@ -77,7 +77,7 @@ _FILLER = frozenset(
     memory memories remember remembered stored saved note notes entry entries history regarding
     concerning related relating scrub wipe clear rid get keep track recall share mention say
     discard ditch scrap toss nuke destroy update change correct fix replace edit amend modify
-    whole entire completely totally permanently""".split()  # noqa: SIM905
+    whole entire full complete completely totally permanently""".split()  # noqa: SIM905
 )
 # Words that carry no content in a request ("can you", "just", "ever"): never a word to look for.
 _FUNCTION = frozenset(
@@ -89,6 +89,7 @@ _FUNCTION = frozenset(
     dossier lot lots""".split()  # noqa: SIM905
 )
 _FILLER_STEMS = frozenset(stem(w) for w in _FILLER)
+_TITLES = frozenset("dr doctor prof professor".split())  # noqa: SIM905
 # Words naming a kind only alone or after a word of it ("phone number", "Mike's number"):
 # after another plain word they are that thing's ("passport number", "locker number").
 _HEADS = frozenset(stem(w) for w in ("number", "no"))
@@ -402,12 +403,15 @@ def describe(text: str, *, first_is_name: bool = True) -> Description:
     previous = ""
     first_named = False
     kind_words: list[frozenset[str]] = []
-    for m in _TOKEN.finditer(in_full(text)):
+    full = in_full(text)
+    for m in _TOKEN.finditer(full):
         raw = m[0].removesuffix("'s").removesuffix("’s")
         word = raw.lower()
         is_name = False
         owner = raw != m[0] and raw[:1].isupper() and word not in NOT_NAMES | _FIRST_PERSON
         capital = raw[:1].isupper() and word not in NOT_NAMES and not evidence_of(word)
+        if word in _TITLES and re.match(r"\.?\s+[A-Z]", full[m.end() :]):
+            continue  # "Dr Ferreira": a title of the name, not a kind of fact
         if m.start() == 0 and capital and not owner and not first_is_name:
             capital = False  # read as a plain word below
         if has_cjk(raw):

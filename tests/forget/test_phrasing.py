@@ -117,6 +117,7 @@ FARAH = ("Farah works at Kestrel Bank.", "Farah lives in Leeds.", "Farah hates c
         "Farah profile",
         "everything about Farah",
         "anything on Farah",
+        "Farah's full profile",
     ],
 )
 async def test_everything_about_someone_reaches_all_their_lines_and_no_one_else_s(
@@ -128,6 +129,13 @@ async def test_everything_about_someone_reaches_all_their_lines_and_no_one_else_
     assert sorted(result.preview) == sorted(FARAH)
     text = await _shown(amem, "Who works at Kestrel Bank, and where does Farah live?")
     assert "farah" not in text and "farid works at kestrel bank" in text
+
+
+async def test_a_title_is_part_of_the_name_not_a_kind_of_fact(amem: AsyncMemory) -> None:
+    ferreira = ("Dr Ferreira's clinic is on Rua Augusta.", "Ferreira plays chess on Sundays.")
+    await _store(amem, *ferreira, "The dentist is on Rua do Ouro.")
+    result = await amem.release("everything on Dr Ferreira")
+    assert sorted(result.preview) == sorted(ferreira)
 
 
 @pytest.mark.parametrize(
