@@ -40,6 +40,8 @@ def test_every_data_file_is_documented_and_used() -> None:
         "forgetting_dev3_README.md",
         "forgetting_dev4.jsonl",
         "forgetting_dev4_README.md",
+        "forgetting_dev5.jsonl",
+        "forgetting_dev5_README.md",
         "forgetting_dev_README.md",
         "forgetting_words.json",
         "sleep.jsonl",
