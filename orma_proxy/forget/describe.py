@@ -97,7 +97,9 @@ _LINE_TOKEN = re.compile(r"[^\W_][\w-]*[^\W_]|[^\W_]")
 # Words that say who someone is to the user; with a name given, the name says it.
 RELATIONS = frozenset(
     """ex sister brother mother father mom mum dad son daughter wife husband partner friend
-    colleague boss manager cousin aunt uncle grandma grandpa neighbour neighbor""".split()  # noqa: SIM905
+    colleague boss manager cousin aunt uncle grandma grandpa neighbour neighbor grandmother
+    grandfather grandad granddad granny nana stepmother stepfather stepmum stepmom stepdad niece
+    nephew""".split()  # noqa: SIM905
 )
 # A description that says "does not" means a line that says so, not its opposite.
 _NEGATIONS = frozenset(

@@ -60,7 +60,9 @@ _PREFIX = 4  # a word this long or longer may be the start of a line's word
 _TYPO_LENGTH = 7  # a word this long may be typed with one letter wrong
 _RELATIONS = frozenset(
     """mum mom dad mother father sister brother son daughter wife husband partner
-    grandma grandpa gran nan aunt uncle cousin boss neighbour neighbor""".split()  # noqa: SIM905
+    grandma grandpa gran nan aunt uncle cousin boss neighbour neighbor grandmother grandfather
+    grandad granddad granny nana stepmother stepfather stepmum stepmom stepdad niece nephew
+    """.split()  # noqa: SIM905
 )
 # People someone has: "Ilse's husband is a carpenter" is a fact about the husband.
 _KIN = _RELATIONS | frozenset(

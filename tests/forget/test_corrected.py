@@ -94,6 +94,15 @@ OTHERS = (
             "greenway",
             ("hollybank", "jab"),
         ),
+        (  # "my grandfather" is the grandfather's fact, not the user's
+            ("Grandad's care home is Ashfield House.", "Grandad likes shortbread."),
+            "my grandfather has moved residence, he's at the Lindens now",
+            "Grandad's care home is now The Lindens.",
+            "Grandad's care home is Ashfield House.",
+            "Where does Grandad live?",
+            "ashfield",
+            ("lindens", "shortbread"),
+        ),
         (  # a phone that "ends 977": the digits end the new number
             ("Mrs Haddad's number is 07700 900412.", "Mrs Haddad next door feeds the fish."),
             "Mrs Haddad got a new mobile, ends 977",
