@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from orma_proxy.forget.choice import FEATURES, load_choice
-from orma_proxy.forget.describe import Description, content_words, describe
+from orma_proxy.forget.describe import RELATIONS, Description, content_words, describe
 from orma_proxy.forget.meaning import (
     MIN_SAMPLE,
     Described,
@@ -58,15 +58,9 @@ _NEAR = 16  # lines taken by meaning alone, besides those sharing a word
 _ENOUGH = 2  # words of typical weight that say all a description says
 _PREFIX = 4  # a word this long or longer may be the start of a line's word
 _TYPO_LENGTH = 7  # a word this long may be typed with one letter wrong
-_RELATIONS = frozenset(
-    """mum mom dad mother father sister brother son daughter wife husband partner
-    grandma grandpa gran nan aunt uncle cousin boss neighbour neighbor grandmother grandfather
-    grandad granddad granny nana stepmother stepfather stepmum stepmom stepdad niece nephew
-    """.split()  # noqa: SIM905
-)
 # People someone has: "Ilse's husband is a carpenter" is a fact about the husband.
-_KIN = _RELATIONS | frozenset(
-    """kid kids child children baby boyfriend girlfriend fiance fiancee flatmate roommate
+_KIN = RELATIONS | frozenset(
+    """gran nan kid kids child children baby boyfriend girlfriend fiance fiancee flatmate roommate
     housemate friend colleague manager assistant teacher tutor dentist doctor gp therapist
     nanny sibling siblings parents twin stepson stepdaughter ex""".split()  # noqa: SIM905
 )
