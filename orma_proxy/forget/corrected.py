@@ -26,7 +26,8 @@ import numpy as np
 
 from orma_proxy.errors import AmbiguousDescriptionError
 from orma_proxy.forget.closest import closest, nearest_lines
-from orma_proxy.forget.describe import RELATIONS, Description, Line, describe
+from orma_proxy.forget.describe import Description, Line, describe
+from orma_proxy.forget.kin import RELATIONS
 from orma_proxy.forget.meaning import MIN_SAMPLE, Described
 from orma_proxy.forget.mentions import mentions
 from orma_proxy.forget.rank import names_said, their_kin, with_names

@@ -21,6 +21,7 @@ from functools import cached_property
 from typing import Literal
 
 from orma_proxy.facts import USER
+from orma_proxy.forget.kin import RELATIONS, alike
 from orma_proxy.forget.mentions import (
     clauses,
     code_in,
@@ -50,7 +51,6 @@ from orma_proxy.text import (
 )
 
 __all__ = [
-    "RELATIONS",
     "Description",
     "Line",
     "Subject",
@@ -94,13 +94,6 @@ _TITLES = frozenset("dr doctor prof professor".split())  # noqa: SIM905
 # after another plain word they are that thing's ("passport number", "locker number").
 _HEADS = frozenset(stem(w) for w in ("number", "no"))
 _LINE_TOKEN = re.compile(r"[^\W_][\w-]*[^\W_]|[^\W_]")
-# Words that say who someone is to the user; with a name given, the name says it.
-RELATIONS = frozenset(
-    """ex sister brother mother father mom mum dad son daughter wife husband partner friend
-    colleague boss manager cousin aunt uncle grandma grandpa neighbour neighbor grandmother
-    grandfather grandad granddad granny nana stepmother stepfather stepmum stepmom stepdad niece
-    nephew""".split()  # noqa: SIM905
-)
 # A description that says "does not" means a line that says so, not its opposite.
 _NEGATIONS = frozenset(
     "not don't doesn't didn't never no won't can't cannot isn't aren't wasn't".split()  # noqa: SIM905
@@ -176,8 +169,9 @@ class Line:
 
     @cached_property
     def words(self) -> set[str]:
-        """The line's stems: read once, though every test of a description asks them."""
-        return stems(self.text)
+        """The line's stems (and its relations' other words): read once, though every test
+        of a description asks them."""
+        return alike(stems(self.text))
 
     @cached_property
     def shape(self) -> frozenset[str]:
@@ -276,7 +270,8 @@ class Description:
         """Text every line holding all the words holds (a stem less its last letter)."""
         if self.groups or self.negated:
             return ()  # a kind, or a line's "not", is said in many ways: no first cut
-        found = [v[:-1] for v in self.values if len(v) >= 3] + list(self.phrases)
+        said = [v for v in self.values if alike([v]) == {v}]  # "partner": a line says "wife"
+        found = [v[:-1] for v in said if len(v) >= 3] + list(self.phrases)
         return tuple(h for h in found if h.isascii())
 
     def evidence_hints(self) -> tuple[str, ...]:
@@ -288,7 +283,7 @@ class Description:
         """
         if self.phrases or not (self.groups or self.values):
             return ()
-        wanted = group_stems(self.groups) | self.values
+        wanted = group_stems(self.groups) | alike(self.values)
         found = {s[:-1] if s.endswith("y") else s for s in wanted}
         if not all(h and h.isascii() for h in found):
             return ()

@@ -26,7 +26,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from orma_proxy.forget.choice import FEATURES, load_choice
-from orma_proxy.forget.describe import RELATIONS, Description, content_words, describe
+from orma_proxy.forget.describe import Description, content_words, describe
+from orma_proxy.forget.kin import RELATIONS, alike
 from orma_proxy.forget.meaning import (
     MIN_SAMPLE,
     Described,
@@ -183,11 +184,11 @@ def about_kin(text: str, names: tuple[str, ...], asked: str) -> bool:
     """Is ``text`` about one of these people's kin ("Ilse's husband ..."), not asked about?"""
     if "'s" not in text and "’s" not in text:
         return False  # a plain test first: most lines own nothing
-    said = {fold(w) for w in _TOKEN.findall(asked)}
+    said = alike(stem(fold(w)) for w in _TOKEN.findall(asked))  # "partner": the girlfriend
     for name in names:
         pattern = rf"(?<!\w){re.escape(fold(name))}['’]s\s+(\w+)"
         for m in re.finditer(pattern, fold(text)):
-            if m[1] in _KIN and m[1] not in said:
+            if m[1] in _KIN and stem(m[1]) not in said:
                 return True
     return False
 
@@ -206,7 +207,8 @@ def not_the_kin(said: str, text: str) -> bool:
     Dayo plays drums", "Olu plays sax"), so about the person, not the one meant?"""
     stems = _line_stems(text)
     return any(
-        m[2].lower() in _KIN and not _holds(stem(fold(m[2])), stems) for m in _KIN_OF.finditer(said)
+        m[2].lower() in _KIN and not any(_holds(s, stems) for s in alike([stem(fold(m[2]))]))
+        for m in _KIN_OF.finditer(said)
     )
 
 

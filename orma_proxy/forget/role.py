@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import re
 
-from orma_proxy.forget.describe import RELATIONS, Description, content_words
+from orma_proxy.forget.describe import Description, content_words
+from orma_proxy.forget.kin import RELATIONS
 from orma_proxy.forget.mentions import CODE
 from orma_proxy.forget.rank import names_said
 from orma_proxy.store import Connection, StoredLine
