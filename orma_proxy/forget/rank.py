@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from orma_proxy.forget.choice import FEATURES, load_choice
-from orma_proxy.forget.describe import Description, content_words, describe
+from orma_proxy.forget.describe import Description, Line, content_words, describe
 from orma_proxy.forget.kin import RELATIONS, alike
 from orma_proxy.forget.meaning import (
     MIN_SAMPLE,
@@ -328,6 +328,9 @@ def best_match(
             and not d.other_kind(line.text)
             and not not_the_kin(d.text, line.text)
         ]
+    # "the streaming login": of the lines, those showing the kind named (a password), if any
+    showing = [line for line in pool if d.kind_here(Line(line.id, line.text, False))]
+    pool = showing or pool
     if not pool:
         return []
     return load_choice().decide(d.text, *candidate_rows(conn, space, d, pool, meaning, words))
