@@ -23,6 +23,7 @@ from typing import Literal
 from orma_proxy.facts import USER
 from orma_proxy.forget.kin import RELATIONS, alike
 from orma_proxy.forget.mentions import (
+    ORDINAL,
     clauses,
     code_in,
     codes_of,
@@ -77,7 +78,7 @@ _FILLER = frozenset(
     memory memories remember remembered stored saved note notes entry entries history regarding
     concerning related relating scrub wipe clear rid get keep track recall share mention say
     discard ditch scrap toss nuke destroy update change correct fix replace edit amend modify
-    whole entire full complete completely totally permanently""".split()  # noqa: SIM905
+    whole entire full complete completely totally permanently use using used""".split()  # noqa: SIM905
 )
 # Words that carry no content in a request ("can you", "just", "ever"): never a word to look for.
 _FUNCTION = frozenset(
@@ -402,7 +403,7 @@ def describe(text: str, *, first_is_name: bool = True) -> Description:
     kind_words: list[frozenset[str]] = []
     full = in_full(text)
     for m in _TOKEN.finditer(full):
-        raw = m[0].removesuffix("'s").removesuffix("’s")
+        raw = _unowned(m[0])
         word = raw.lower()
         is_name = False
         owner = raw != m[0] and raw[:1].isupper() and word not in NOT_NAMES | _FIRST_PERSON
@@ -444,7 +445,8 @@ def describe(text: str, *, first_is_name: bool = True) -> Description:
             is_name = True
             first_named = first_named or m.start() == 0
         else:
-            values.add(stem(word))
+            ordinal = ORDINAL.fullmatch(word)  # "due on the 12th": the line says "12 March"
+            values.add(ordinal[1] if ordinal else stem(word))
         previous_token_was_name = is_name
         owned_by_name = is_name and raw != m[0]
         said = stem(word) in values or bool(groups_of(word))
@@ -474,7 +476,7 @@ def content_words(text: str) -> list[str]:
     """The words of ``text`` that say what it is about, as typed (no filler, no "my", no "not")."""
     found = []
     for m in _TOKEN.finditer(in_full(text)):
-        raw = m[0].removesuffix("'s").removesuffix("’s")
+        raw = _unowned(m[0])
         word = raw.lower()
         if has_cjk(raw) or word in _NEGATIONS or word in _PREVIOUS or word in _CURRENT:
             continue
@@ -484,6 +486,13 @@ def content_words(text: str) -> list[str]:
             continue
         found.append(raw)
     return list(dict.fromkeys(found))
+
+
+def _unowned(token: str) -> str:
+    """``token`` without its possessive: "Meera's" and "Yannis'" are Meera and Yannis."""
+    if token.endswith(("s'", "s’")):
+        return token[:-1]
+    return token.removesuffix("'s").removesuffix("’s")
 
 
 def _add_name(names: list[str], raw: str, joined: bool) -> None:

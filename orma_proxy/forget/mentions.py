@@ -14,6 +14,7 @@ from orma_proxy.text import NOT_NAMES, PREFIX_CHARS, groups_of
 __all__ = [
     "CLAUSE_CUT",
     "CODE",
+    "ORDINAL",
     "clauses",
     "code_in",
     "codes_of",
@@ -53,11 +54,16 @@ def _secretish(code: str) -> bool:
     return digits == len(code.replace("-", "")) or any(c.isalpha() for c in code)
 
 
+ORDINAL = re.compile(r"(\d{1,2})(?:st|nd|rd|th)", re.I)
+
+
 def codes_of(text: str) -> tuple[str, ...]:
     """The numbers (3+ digits) and letter-digit codes (4+ characters) ``text`` names."""
     found = []
     for m in CODE.finditer(text):
         token = m[0]
+        if ORDINAL.fullmatch(token):
+            continue  # "the 12th": a day of the month, said as a word
         digits = sum(c.isdigit() for c in token)
         if digits >= 3 or (len(token) >= 4 and any(c.isalpha() for c in token)):
             found.append(token.casefold())

@@ -131,6 +131,26 @@ async def test_everything_about_someone_reaches_all_their_lines_and_no_one_else_
     assert "farah" not in text and "farid works at kestrel bank" in text
 
 
+@pytest.mark.parametrize("about", ["wipe Thomas' profile", "stop using what you know about Thomas"])
+async def test_an_owner_ending_in_s_and_a_stop_using_name_the_person(
+    amem: AsyncMemory, about: str
+) -> None:
+    thomas = ("Thomas works at Kestrel Bank.", "Thomas lives in Leeds.")
+    await _store(amem, *thomas, "Farid works at Kestrel Bank too.")
+    result = await amem.release(about)
+    assert sorted(result.preview) == sorted(thomas)
+    text = await _shown(amem, "Who works at Kestrel Bank, and where does Thomas live?")
+    assert "thomas" not in text and "farid works at kestrel bank" in text
+
+
+async def test_a_day_said_as_an_ordinal_is_the_day_s_number(amem: AsyncMemory) -> None:
+    """ "On the 14th" is no code to look for: the line says "14 May"."""
+    dentist = "Dentist appointment 14 May at 10am."
+    await _store(amem, dentist, "Haircut on 21 May.")
+    result = await amem.purge("the dentist appointment on the 14th", dry_run=True)
+    assert result.preview == (dentist,)
+
+
 async def test_a_title_is_part_of_the_name_not_a_kind_of_fact(amem: AsyncMemory) -> None:
     ferreira = ("Dr Ferreira's clinic is on Rua Augusta.", "Ferreira plays chess on Sundays.")
     await _store(amem, *ferreira, "The dentist is on Rua do Ouro.")
