@@ -445,7 +445,7 @@ def describe(text: str, *, first_is_name: bool = True) -> Description:
             is_name = True
             first_named = first_named or m.start() == 0
         else:
-            ordinal = ORDINAL.fullmatch(word)  # "due on the 12th": the line says "12 March"
+            ordinal = ORDINAL.fullmatch(word)  # "on the 14th": the line says "14 May"
             values.add(ordinal[1] if ordinal else stem(word))
         previous_token_was_name = is_name
         owned_by_name = is_name and raw != m[0]
@@ -489,7 +489,7 @@ def content_words(text: str) -> list[str]:
 
 
 def _unowned(token: str) -> str:
-    """``token`` without its possessive: "Meera's" and "Yannis'" are Meera and Yannis."""
+    """``token`` without its possessive: "Meera's" and "Thomas'" are Meera and Thomas."""
     if token.endswith(("s'", "s’")):
         return token[:-1]
     return token.removesuffix("'s").removesuffix("’s")

@@ -1,12 +1,12 @@
-"""Who someone is to someone, in the words people use: "mum", "mother", "my other half".
+"""Who someone is to someone, in the words people use: "mum" and "mother", "gran" and "grandma".
 
-A request and the line it means often name one relation in two ways ("grandma's
-mobile" for "Gran's phone pin", "my stepmother" for "stepmum's knee op", "Haruto's
-partner" for "Haruto's girlfriend is Aiko"). Each set in ``_SAME`` is the general
-English vocabulary of one relation; a word of ``_WIDER`` names any of the relations
-it covers. ``alike`` gives a line's stems the stems of the words naming the same
+A request and the line it means often name one relation in two ways ("my
+grandmother's pension" for "Nana's pension pays on the 3rd", "Kofi's partner" for
+"Kofi's boyfriend is Emeka"). Each set in ``_SAME`` is the general English
+vocabulary of one relation; a word of ``_WIDER`` names any of the relations it
+covers. ``alike`` gives a line's stems the stems of the words naming the same
 relation, so a description's relation word is found whichever word the line used:
-"partner" reaches "girlfriend" and "wife" (they are partners), a line's "partner"
+"partner" reaches "boyfriend" and "wife" (they are partners), a line's "partner"
 is reached by "wife", but "wife" never reaches "girlfriend".
 """
 

@@ -28,6 +28,7 @@ __all__ = [
 # ("hunter2-blue", "4417zeta"). A line must hold one; a secret-looking one of PREFIX_CHARS or
 # more also reaches the longer token it starts ("sk-live-9f3k2" -> "sk-live-9f3k2xq81-prod").
 CODE = re.compile(r"(?<![\w-])(?=[\w-]*\d)[^\W_][\w-]*[^\W_](?![\w-])")
+ORDINAL = re.compile(r"(\d{1,2})(?:st|nd|rd|th)", re.I)  # a day of the month: "the 14th"
 CLAUSE_CUT = re.compile(r"\s*;\s*|,?\s+(?:and|but|while|whereas)\s+(?=\w)", re.I)
 
 
@@ -54,16 +55,13 @@ def _secretish(code: str) -> bool:
     return digits == len(code.replace("-", "")) or any(c.isalpha() for c in code)
 
 
-ORDINAL = re.compile(r"(\d{1,2})(?:st|nd|rd|th)", re.I)
-
-
 def codes_of(text: str) -> tuple[str, ...]:
     """The numbers (3+ digits) and letter-digit codes (4+ characters) ``text`` names."""
     found = []
     for m in CODE.finditer(text):
         token = m[0]
         if ORDINAL.fullmatch(token):
-            continue  # "the 12th": a day of the month, said as a word
+            continue  # "the 14th": a day of the month, said as a word
         digits = sum(c.isdigit() for c in token)
         if digits >= 3 or (len(token) >= 4 and any(c.isalpha() for c in token)):
             found.append(token.casefold())

@@ -328,7 +328,7 @@ def best_match(
             and not d.other_kind(line.text)
             and not not_the_kin(d.text, line.text)
         ]
-    # "the streaming login": of the lines, those showing the kind named (a password), if any
+    # "my console login": of the lines, those showing the kind named (a password), if any
     showing = [line for line in pool if d.kind_here(Line(line.id, line.text, False))]
     pool = showing or pool
     if not pool:
