@@ -31,6 +31,7 @@ from orma_proxy.forget.mentions import (
     may_cut,
     mentions,
     naming,
+    unowned,
 )
 from orma_proxy.text import (
     NOT_NAMES,
@@ -403,7 +404,7 @@ def describe(text: str, *, first_is_name: bool = True) -> Description:
     kind_words: list[frozenset[str]] = []
     full = in_full(text)
     for m in _TOKEN.finditer(full):
-        raw = _unowned(m[0])
+        raw = unowned(m[0])
         word = raw.lower()
         is_name = False
         owner = raw != m[0] and raw[:1].isupper() and word not in NOT_NAMES | _FIRST_PERSON
@@ -476,7 +477,7 @@ def content_words(text: str) -> list[str]:
     """The words of ``text`` that say what it is about, as typed (no filler, no "my", no "not")."""
     found = []
     for m in _TOKEN.finditer(in_full(text)):
-        raw = _unowned(m[0])
+        raw = unowned(m[0])
         word = raw.lower()
         if has_cjk(raw) or word in _NEGATIONS or word in _PREVIOUS or word in _CURRENT:
             continue
@@ -486,13 +487,6 @@ def content_words(text: str) -> list[str]:
             continue
         found.append(raw)
     return list(dict.fromkeys(found))
-
-
-def _unowned(token: str) -> str:
-    """``token`` without its possessive: "Meera's" and "Thomas'" are Meera and Thomas."""
-    if token.endswith(("s'", "s’")):
-        return token[:-1]
-    return token.removesuffix("'s").removesuffix("’s")
 
 
 def _add_name(names: list[str], raw: str, joined: bool) -> None:

@@ -22,6 +22,7 @@ __all__ = [
     "may_cut",
     "mentions",
     "naming",
+    "unowned",
 ]
 
 # Tokens a description names exactly: a number (3+ digits) or a code mixing letters and digits
@@ -123,3 +124,10 @@ def full_names(name: str, texts: list[str]) -> list[str]:
             if surname.lower() not in NOT_NAMES and not groups_of(surname):
                 found[f"{name} {surname}"] = None
     return list(found)
+
+
+def unowned(token: str) -> str:
+    """``token`` without its possessive: "Meera's" and "Thomas'" are Meera and Thomas."""
+    if token.endswith(("s'", "s’")):
+        return token[:-1]
+    return token.removesuffix("'s").removesuffix("’s")
