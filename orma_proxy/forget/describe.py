@@ -205,8 +205,8 @@ class Description:
     kind_words: tuple[frozenset[str], ...] = ()  # the kinds each word of a kind names
 
     def other_kind(self, text: str) -> bool:
-        """``text`` shows another kind of fact than the one asked, and not it ("Gustavo's
-        phone" is not "Gustavo's email is ..."): never the line meant."""
+        """``text`` shows another kind of fact than the one asked, and not it ("Wanjiru's
+        phone" is not "Wanjiru's email is ..."): never the line meant."""
         if not self.groups:
             return False
         shown = kinds_shown(_TOKEN.findall(text))
@@ -410,7 +410,7 @@ def describe(text: str, *, first_is_name: bool = True) -> Description:
         owner = raw != m[0] and raw[:1].isupper() and word not in NOT_NAMES | _FIRST_PERSON
         capital = raw[:1].isupper() and word not in NOT_NAMES and not evidence_of(word)
         if word in _TITLES and re.match(r"\.?\s+[A-Z]", full[m.end() :]):
-            continue  # "Dr Ferreira": a title of the name, not a kind of fact
+            continue  # "Dr Okonkwo": a title of the name, not a kind of fact
         if m.start() == 0 and capital and not owner and not first_is_name:
             capital = False  # read as a plain word below
         if has_cjk(raw):

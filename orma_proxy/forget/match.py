@@ -199,8 +199,8 @@ def topic(
     is a topic: lines near it in meaning (a cosine of at least ``threshold``,
     never under the space's noise floor; at most ``max_items``) join the lines
     holding its words, when some do. A person or a kind keeps the scope exact: meaning alone
-    never hides another person's line. A role the lines call one person by ("the plumber":
-    "Gustav the plumber") is that person, not a topic: their lines join, meaning does not
+    never hides another person's line. A role the lines call one person by ("the roofer":
+    "Bartek the roofer") is that person, not a topic: their lines join, meaning does not
     widen it (``forget/role.py``).
     """
     scope = resolve(conn, space, query, meaning=meaning)
@@ -208,7 +208,7 @@ def topic(
     sentences = scope.sentence_ids
     person = held_by(conn, space, d, scope.lines)
     theirs = resolve(conn, space, person) if person is not None else None
-    if theirs is not None:  # "remove the plumber": Gustav, whom a line calls the plumber
+    if theirs is not None:  # "remove the roofer": Bartek, whom a line calls the roofer
         sentences = sorted({*sentences, *theirs.sentence_ids})
     elif meaning is not None and d.topic and (sentences or _said_once(conn, space, query)):
         # the words found the topic (or a line since corrected); meaning widens it. Meaning

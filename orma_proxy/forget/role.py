@@ -1,15 +1,15 @@
-"""Who a role names: "remove the plumber" forgets Gustav, whom a line calls the plumber.
+"""Who a role names: "remove the roofer" forgets Bartek, whom a line calls the roofer.
 
-People are often described by what they are to the user ("my accountant", "Isla's
-form tutor", "the plumber"), while most of their lines say only their name
-("Vikram charged 400 this yr"). Releasing the role should release the person:
-when the lines the role found call exactly one person by it ("Gustav the plumber",
-"Vikram my accountant", "Ms Kowalczyk is Isla's form tutor", "our cleaner is
-Rosa", "Coach Mike"), that person's other lines go with them. The role must be
+People are often described by what they are to the user ("my bookkeeper", "Maya's
+piano teacher", "the roofer"), while most of their lines say only their name
+("Anselm charged 400 last year"). Releasing the role should release the person:
+when the lines the role found call exactly one person by it ("Bartek the roofer",
+"Anselm my bookkeeper", "Mr Oduya is Maya's piano teacher", "our gardener is
+Lotte", "Coach Dana"), that person's other lines go with them. The role must be
 said in the line right beside the name (an apposition, "is", a colon); a name that
-merely shares a line with the word ("Priya and I both cook for the plumber") is
+merely shares a line with the word ("Priya and I both cook for the roofer") is
 not the role's holder, and two people called by it settle nothing. Kin are not
-roles here: "Petra's son" is the line saying so, as ``describe`` reads relations.
+roles here: "Ines's son" is the line saying so, as ``describe`` reads relations.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ def held_by(conn: Connection, space: str, d: Description, lines: list[StoredLine
     words = content_words(d.text)  # "Coach" too, where the space writes it only in a name
     head = words[-1].lower() if words else ""  # the head of "Ben's football coach"
     if len(head) < 3 or not head.isalpha() or head in RELATIONS:
-        return None  # kin are asked of as themselves: "Petra's son" is not all of Milan
+        return None  # kin are asked of as themselves: "Ines's son" is not all of Florence
     role = re.escape(head)
     asked = {n.casefold() for n in d.names}
     people = set()
@@ -60,10 +60,10 @@ def _called(text: str, name: str, role: str) -> bool:
     who = re.escape(name)
     head = rf"(?:[\w-]+\s+){{0,2}}{role}s?\b"
     patterns = (
-        rf"\b{role}\b\W+\w",  # "Coach Mike": the role is a title in the name
-        rf"{who}\W+{_OWNER}\s+{head}",  # "Gustav the plumber", "Vikram my accountant"
-        rf"{who}\s+(?:is|was)\s+{_OWNER}\s+{head}",  # "Ms Kowalczyk is Isla's form tutor"
-        rf"\b{role}s?\s*(?:is|was|:|-|=|,)\s*{who}\b",  # "our cleaner is Rosa"
+        rf"\b{role}\b\W+\w",  # "Coach Dana": the role is a title in the name
+        rf"{who}\W+{_OWNER}\s+{head}",  # "Bartek the roofer", "Anselm my bookkeeper"
+        rf"{who}\s+(?:is|was)\s+{_OWNER}\s+{head}",  # "Mr Oduya is Maya's piano teacher"
+        rf"\b{role}s?\s*(?:is|was|:|-|=|,)\s*{who}\b",  # "our gardener is Lotte"
     )
     targets = (name, text, text, text)
     return any(re.search(p, t, re.I) for p, t in zip(patterns, targets, strict=True))

@@ -152,18 +152,18 @@ async def test_a_day_said_as_an_ordinal_is_the_day_s_number(amem: AsyncMemory) -
 
 
 async def test_a_title_is_part_of_the_name_not_a_kind_of_fact(amem: AsyncMemory) -> None:
-    ferreira = ("Dr Ferreira's clinic is on Rua Augusta.", "Ferreira plays chess on Sundays.")
-    await _store(amem, *ferreira, "The dentist is on Rua do Ouro.")
-    result = await amem.release("everything on Dr Ferreira")
-    assert sorted(result.preview) == sorted(ferreira)
+    okonkwo = ("Dr Okonkwo's clinic is on Rua Augusta.", "Okonkwo plays chess on Sundays.")
+    await _store(amem, *okonkwo, "The dentist is on Rua do Ouro.")
+    result = await amem.release("all you have on Dr Okonkwo")
+    assert sorted(result.preview) == sorted(okonkwo)
 
 
 @pytest.mark.parametrize(
     ("about", "lines"),
     [
-        ("forget Daniel", ("Daniel M - plumber, fixed the sink", "Daniel K - Freya's dad")),
-        ("forget Perez", ("Ms Perez - Ana's teacher", "Mr Perez - Ana's swim coach")),
-        ("forget Nadia", ("Nadia from pilates moves to Oslo", "Nadia (Omid's sister) is a nurse")),
+        ("forget Tariq", ("Tariq B - electrician, fixed the lights", "Tariq S - Freya's dad")),
+        ("forget Moreau", ("Ms Moreau - Leo's teacher", "Mr Moreau - Leo's swim coach")),
+        ("forget Salma", ("Salma from choir moves to Oslo", "Salma (Omid's sister) is a nurse")),
     ],
 )  # fmt: skip
 async def test_two_people_of_one_name_are_asked_about(
@@ -178,18 +178,18 @@ async def test_two_people_of_one_name_are_asked_about(
 
 
 async def test_one_person_called_alike_in_every_line_is_released(amem: AsyncMemory) -> None:
-    haddad = ("Mrs Haddad's number is 07700 900412.", "Mrs Haddad feeds the fish.")
-    await _store(amem, *haddad)
-    assert sorted((await amem.release("forget Haddad")).preview) == sorted(haddad)
+    lindqvist = ("Mrs Lindqvist's number is 07700 900412.", "Mrs Lindqvist feeds the fish.")
+    await _store(amem, *lindqvist)
+    assert sorted((await amem.release("forget Lindqvist")).preview) == sorted(lindqvist)
 
 
 @pytest.mark.parametrize(
     ("about", "role_line", "person"),
     [
-        ("remove the plumber", "Gustav the plumber is booked for Thursday.", "Gustav"),
-        ("forget my accountant", "Vikram, my accountant, files by January.", "Vikram"),
-        ("forget Isla's form tutor", "Ms Kowalczyk is Isla's form tutor.", "Ms Kowalczyk"),
-        ("forget the cleaner", "Our cleaner is Rosa, she comes on Fridays.", "Rosa"),
+        ("remove the roofer", "Bartek the roofer is booked for Thursday.", "Bartek"),
+        ("forget my bookkeeper", "Anselm, my bookkeeper, files by January.", "Anselm"),
+        ("forget Maya's piano teacher", "Mr Oduya is Maya's piano teacher.", "Mr Oduya"),
+        ("forget the gardener", "Our gardener is Lotte, she comes on Fridays.", "Lotte"),
     ],
 )
 async def test_a_role_reaches_the_one_person_a_line_calls_by_it(
@@ -208,16 +208,16 @@ async def test_a_role_two_people_are_called_by_or_kin_reach_no_one_else(
 ) -> None:
     await _store(
         amem,
-        "Gustav the plumber fixed the sink.",
-        "Anton the plumber fixed the boiler.",
-        "Gustav plays chess.",
-        "Petra's son is Milan.",
-        "Petra flew to Milan.",
+        "Bartek the roofer fixed the gutter.",
+        "Anton the roofer fixed the chimney.",
+        "Bartek plays chess.",
+        "Ines's son is Florence.",
+        "Ines flew to Florence.",
     )
-    plumbers = await amem.release("the plumber", dry_run=True)
-    assert "Gustav plays chess." not in plumbers.preview
-    son = await amem.release("Petra's son", dry_run=True)
-    assert son.preview == ("Petra's son is Milan.",)
+    roofers = await amem.release("the roofer", dry_run=True)
+    assert "Bartek plays chess." not in roofers.preview
+    son = await amem.release("Ines's son", dry_run=True)
+    assert son.preview == ("Ines's son is Florence.",)
 
 
 # --- 4. a key's leading part ---------------------------------------------------------------
