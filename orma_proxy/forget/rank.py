@@ -62,8 +62,8 @@ _TYPO_LENGTH = 7  # a word this long may be typed with one letter wrong
 # People someone has: "Ilse's husband is a carpenter" is a fact about the husband.
 _KIN = RELATIONS | frozenset(
     """gran nan kid kids child children baby boyfriend girlfriend fiance fiancee flatmate roommate
-    housemate friend colleague manager assistant teacher tutor dentist doctor gp therapist
-    nanny sibling siblings parents twin stepson stepdaughter ex""".split()  # noqa: SIM905
+    housemate assistant teacher tutor dentist doctor gp therapist nanny sibling siblings parents
+    twin stepson stepdaughter""".split()  # noqa: SIM905
 )
 _OWNED = re.compile(r"(?<![\w])([A-Za-z][\w]*)['’]s\b|(?<![\w])([A-Za-z]\w*s)['’](?!\w)")
 
